@@ -1,0 +1,111 @@
+/**
+ * The database, chosen in one place:
+ * - no DATABASE_URL → embedded PGlite in PGLITE_DIR (default `.data/pglite`), migrated on open;
+ * - a Neon URL (host ends in `.neon.tech`, or NEON=1) → `@neondatabase/serverless` (WebSocket Pool);
+ * - any other postgres:// URL → node-postgres.
+ * All three speak the same schema (db/schema.ts) and the same queries.
+ */
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { getEnv } from "@/lib/env";
+import * as schema from "./schema";
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type DriverKind = "pglite" | "pg" | "neon";
+
+interface Handle {
+  db: Database;
+  kind: DriverKind;
+  close: () => Promise<void>;
+}
+
+const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
+
+/** True for URLs that should go through Neon's serverless driver. */
+export function isNeonUrl(url: string): boolean {
+  if (process.env.NEON === "1") return true;
+  try {
+    return new URL(url).hostname.endsWith(".neon.tech");
+  } catch {
+    return false;
+  }
+}
+
+/** Opens a database for `url` (or PGlite in `pgliteDir` when no URL). Callers own `close()`. */
+export async function openDatabase(options: {
+  url?: string;
+  pgliteDir?: string;
+  migrate?: boolean;
+}): Promise<Handle> {
+  const config = { schema, casing: "snake_case" as const };
+  if (!options.url) {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { drizzle } = await import("drizzle-orm/pglite");
+    const dir = options.pgliteDir ?? ".data/pglite";
+    const client = dir.startsWith("memory://") ? new PGlite(dir) : new PGlite(path.resolve(dir));
+    const db = drizzle({ client, ...config });
+    if (options.migrate !== false) {
+      const { migrate } = await import("drizzle-orm/pglite/migrator");
+      await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    }
+    return { db: db as unknown as Database, kind: "pglite", close: () => client.close() };
+  }
+  if (isNeonUrl(options.url)) {
+    const { Pool, neonConfig } = await import("@neondatabase/serverless");
+    const { drizzle } = await import("drizzle-orm/neon-serverless");
+    if (typeof WebSocket === "undefined") {
+      neonConfig.webSocketConstructor = (await import("ws")).default;
+    }
+    const pool = new Pool({ connectionString: options.url });
+    const db = drizzle({ client: pool, ...config });
+    if (options.migrate) {
+      const { migrate } = await import("drizzle-orm/neon-serverless/migrator");
+      await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    }
+    return { db: db as unknown as Database, kind: "neon", close: () => pool.end() };
+  }
+  const { Pool } = await import("pg");
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  const pool = new Pool({ connectionString: options.url, max: Number(process.env.PG_POOL_MAX ?? 10) });
+  const db = drizzle({ client: pool, ...config });
+  if (options.migrate) {
+    const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+    await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  }
+  return { db: db as unknown as Database, kind: "pg", close: () => pool.end() };
+}
+
+// One handle per process, kept on globalThis so `next dev` reloads do not open PGlite twice.
+const globalForDb = globalThis as unknown as { __ledgerlinkDb?: Promise<Handle> };
+
+/** The process-wide database, opened (and for PGlite migrated) on first use. */
+export function getDb(): Promise<Database> {
+  return getHandle().then((h) => h.db);
+}
+
+export function getHandle(): Promise<Handle> {
+  if (!globalForDb.__ledgerlinkDb) {
+    const env = getEnv();
+    const opening = openDatabase({ url: env.DATABASE_URL, pgliteDir: env.PGLITE_DIR });
+    // A failed open must not stick: the next request tries again.
+    opening.catch(() => {
+      if (globalForDb.__ledgerlinkDb === opening) globalForDb.__ledgerlinkDb = undefined;
+    });
+    globalForDb.__ledgerlinkDb = opening;
+  }
+  return globalForDb.__ledgerlinkDb;
+}
+
+/** Closes the process-wide database (scripts and tests). */
+export async function closeDb(): Promise<void> {
+  const handle = globalForDb.__ledgerlinkDb;
+  globalForDb.__ledgerlinkDb = undefined;
+  if (handle) await (await handle).close();
+}
+
+/** Replace the process-wide database (tests). */
+export function setDbForTesting(handle: Handle | undefined): void {
+  globalForDb.__ledgerlinkDb = handle ? Promise.resolve(handle) : undefined;
+}
+
+export { schema };

@@ -1,0 +1,576 @@
+/**
+ * The one schema of Ledgerlink, shared by PGlite, node-postgres and Neon.
+ *
+ * Order: tables → relations → inferred types. TypeScript names are camelCase; SQL names are
+ * snake_case (drizzle `casing: "snake_case"`), tables plural.
+ *
+ * Money is never a float: amounts and balances are integer minor units (cents) in `bigint`
+ * columns named `…Minor`; quantities and unit prices of securities are exact `numeric`.
+ * Sign convention for transactions: money out of the account is negative, money in positive.
+ * Liability balances (credit cards, loans) are stored as positive amounts owed.
+ */
+import { relations, sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+const id = () =>
+  text()
+    .primaryKey()
+    .$defaultFn(() => crypto.randomUUID());
+const createdAt = () => timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow();
+const ts = () => timestamp({ withTimezone: true, mode: "date" });
+const minor = () => bigint({ mode: "number" });
+
+// ───────────────────────────── users and Auth.js ─────────────────────────────
+
+export const users = pgTable("users", {
+  id: id(),
+  name: text(),
+  email: text().unique(),
+  emailVerified: ts(),
+  image: text(),
+  /** IANA zone used to interpret periods ("this_month" …); UTC unless the user sets one. */
+  timezone: text().notNull().default("UTC"),
+  createdAt: createdAt(),
+});
+
+/** Auth.js OAuth sign-in accounts (GitHub …); not bank accounts. Column names fixed by the adapter. */
+export const authAccounts = pgTable(
+  "auth_accounts",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    type: text().$type<"oauth" | "oidc" | "email" | "webauthn">().notNull(),
+    provider: text().notNull(),
+    providerAccountId: text().notNull(),
+    refresh_token: text(),
+    access_token: text(),
+    expires_at: integer(),
+    token_type: text(),
+    scope: text(),
+    id_token: text(),
+    session_state: text(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.providerAccountId] }), index().on(t.userId)],
+);
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    sessionToken: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    expires: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [index().on(t.userId)],
+);
+
+export const verificationTokens = pgTable(
+  "verification_tokens",
+  {
+    identifier: text().notNull(),
+    token: text().notNull(),
+    expires: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.identifier, t.token] })],
+);
+
+// ───────────────────────────── credentials ─────────────────────────────
+
+/** Static API keys `llk_<secret>`: only the SHA-256 hash and a short preview are kept. */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    /** hex SHA-256 of the whole key string. */
+    keyHash: text().notNull().unique(),
+    /** e.g. `llk_4fQz…x9Ab`, safe to show. */
+    preview: text().notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: ts(),
+    revokedAt: ts(),
+    /** Set when this key was replaced by rotation; the key stops working at that moment. */
+    rotatedAt: ts(),
+  },
+  (t) => [index().on(t.userId)],
+);
+
+// ───────────────────────────── billing ─────────────────────────────
+
+/**
+ * One row per user, written only by `syncSubscription` (lib/billing). `status` keeps the
+ * provider's raw status (Stripe's vocabulary); lib/access.ts maps it to our four states.
+ */
+export const subscriptions = pgTable("subscriptions", {
+  userId: text()
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  /** `stripe` or `local` (the labelled test checkout). */
+  provider: text().$type<"stripe" | "local">().notNull(),
+  customerId: text().notNull().unique(),
+  subscriptionId: text(),
+  status: text(),
+  priceId: text(),
+  currentPeriodEnd: ts(),
+  cancelAtPeriodEnd: boolean().notNull().default(false),
+  updatedAt: createdAt(),
+});
+
+// ───────────────────────────── bank data ─────────────────────────────
+
+export type ConnectionStatus = "healthy" | "reauth_required" | "error" | "disconnected";
+export type AccountType = "depository" | "credit" | "loan" | "investment" | "other";
+
+export const bankConnections = pgTable(
+  "bank_connections",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    provider: text().$type<"sandbox" | "plaid">().notNull(),
+    /** The provider's id of the item (Plaid item_id). */
+    providerItemId: text().notNull(),
+    institutionId: text().notNull(),
+    institutionName: text().notNull(),
+    status: text().$type<ConnectionStatus>().notNull().default("healthy"),
+    /** AES-256-GCM ciphertext of the provider access token (lib/crypto.ts), base64url. */
+    accessTokenCiphertext: text().notNull(),
+    accessTokenKeyVersion: integer().notNull(),
+    syncCursor: text(),
+    lastSyncedAt: ts(),
+    lastSyncAttemptAt: ts(),
+    lastErrorCode: text(),
+    lastErrorMessage: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex().on(t.provider, t.providerItemId), index().on(t.userId)],
+);
+
+export const bankAccounts = pgTable(
+  "bank_accounts",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    connectionId: text()
+      .notNull()
+      .references(() => bankConnections.id, { onDelete: "cascade" }),
+    providerAccountId: text().notNull(),
+    name: text().notNull(),
+    officialName: text(),
+    mask: text(),
+    type: text().$type<AccountType>().notNull(),
+    subtype: text(),
+    currency: text().notNull().default("USD"),
+    /** Depository/investment: money held. Credit/loan: positive amount owed. */
+    currentBalanceMinor: minor(),
+    availableBalanceMinor: minor(),
+    limitMinor: minor(),
+    isClosed: boolean().notNull().default(false),
+    balanceAsOf: ts(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex().on(t.connectionId, t.providerAccountId), index().on(t.userId)],
+);
+
+export const transactions = pgTable(
+  "transactions",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accountId: text()
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    providerTransactionId: text().notNull(),
+    /** For a posted transaction: the provider id of the pending one it replaces. */
+    pendingTransactionId: text(),
+    date: date({ mode: "string" }).notNull(),
+    authorizedDate: date({ mode: "string" }),
+    name: text().notNull(),
+    merchantName: text(),
+    /** Negative = money out of the account, positive = money in. */
+    amountMinor: minor().notNull(),
+    currency: text().notNull().default("USD"),
+    /** Our category vocabulary (lib/finance/categories.ts). */
+    category: text().notNull(),
+    pending: boolean().notNull().default(false),
+    /** A movement between two of the user's own accounts: neither income nor spending. */
+    isTransfer: boolean().notNull().default(false),
+    paymentChannel: text(),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex().on(t.accountId, t.providerTransactionId),
+    index().on(t.userId, t.date),
+    index().on(t.accountId, t.date),
+    index().on(t.userId, t.category, t.date),
+    index("transactions_user_merchant_idx").on(t.userId, sql`lower(coalesce(${t.merchantName}, ${t.name}))`),
+  ],
+);
+
+export const securities = pgTable(
+  "securities",
+  {
+    id: id(),
+    connectionId: text()
+      .notNull()
+      .references(() => bankConnections.id, { onDelete: "cascade" }),
+    providerSecurityId: text().notNull(),
+    name: text().notNull(),
+    tickerSymbol: text(),
+    /** equity, etf, mutual fund, fixed income, cash, cryptocurrency, derivative, other */
+    type: text().notNull(),
+    closePrice: numeric({ precision: 24, scale: 8 }),
+    closePriceAsOf: date({ mode: "string" }),
+    currency: text().notNull().default("USD"),
+  },
+  (t) => [uniqueIndex().on(t.connectionId, t.providerSecurityId)],
+);
+
+export const holdings = pgTable(
+  "holdings",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accountId: text()
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    securityId: text()
+      .notNull()
+      .references(() => securities.id, { onDelete: "cascade" }),
+    quantity: numeric({ precision: 24, scale: 8 }).notNull(),
+    price: numeric({ precision: 24, scale: 8 }).notNull(),
+    valueMinor: minor().notNull(),
+    /** Total cost basis of the position; null when the institution does not report it. */
+    costBasisMinor: minor(),
+    currency: text().notNull().default("USD"),
+    asOf: ts(),
+  },
+  (t) => [uniqueIndex().on(t.accountId, t.securityId), index().on(t.userId)],
+);
+
+export const investmentTransactions = pgTable(
+  "investment_transactions",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accountId: text()
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    securityId: text().references(() => securities.id, { onDelete: "set null" }),
+    providerInvestmentTransactionId: text().notNull(),
+    date: date({ mode: "string" }).notNull(),
+    name: text().notNull(),
+    /** buy, sell, dividend, interest, fee, contribution, transfer, cash, other */
+    type: text().notNull(),
+    subtype: text(),
+    quantity: numeric({ precision: 24, scale: 8 }),
+    price: numeric({ precision: 24, scale: 8 }),
+    /** Cash effect on the account: negative for a buy, positive for a sale or dividend. */
+    amountMinor: minor().notNull(),
+    feesMinor: minor(),
+    currency: text().notNull().default("USD"),
+  },
+  (t) => [uniqueIndex().on(t.accountId, t.providerInvestmentTransactionId), index().on(t.userId, t.date)],
+);
+
+export const liabilities = pgTable(
+  "liabilities",
+  {
+    accountId: text()
+      .primaryKey()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text().$type<"credit" | "student" | "mortgage" | "other">().notNull(),
+    /** Annual percentage rate, e.g. 24.99. */
+    aprPercentage: numeric({ precision: 7, scale: 4 }),
+    minimumPaymentMinor: minor(),
+    nextPaymentDueDate: date({ mode: "string" }),
+    lastPaymentDate: date({ mode: "string" }),
+    lastPaymentAmountMinor: minor(),
+    lastStatementBalanceMinor: minor(),
+    isOverdue: boolean().notNull().default(false),
+    originationPrincipalMinor: minor(),
+    maturityDate: date({ mode: "string" }),
+    /** Provider-specific extras (loan servicer, escrow …) kept for display. */
+    details: jsonb().$type<Record<string, unknown>>(),
+  },
+  (t) => [index().on(t.userId)],
+);
+
+export const recurringStreams = pgTable(
+  "recurring_streams",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    connectionId: text()
+      .notNull()
+      .references(() => bankConnections.id, { onDelete: "cascade" }),
+    accountId: text()
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    providerStreamId: text().notNull(),
+    direction: text().$type<"inflow" | "outflow">().notNull(),
+    merchantName: text().notNull(),
+    description: text(),
+    category: text().notNull(),
+    frequency: text()
+      .$type<"weekly" | "biweekly" | "semi_monthly" | "monthly" | "quarterly" | "annually">()
+      .notNull(),
+    /** Positive magnitudes; `direction` gives the sign. */
+    averageAmountMinor: minor().notNull(),
+    lastAmountMinor: minor().notNull(),
+    firstDate: date({ mode: "string" }).notNull(),
+    lastDate: date({ mode: "string" }).notNull(),
+    predictedNextDate: date({ mode: "string" }),
+    isActive: boolean().notNull().default(true),
+    /** Provider transaction ids that belong to the stream. */
+    transactionIds: jsonb().$type<string[]>().notNull().default([]),
+  },
+  (t) => [uniqueIndex().on(t.connectionId, t.providerStreamId), index().on(t.userId)],
+);
+
+/** One row per account per day, written by sync; feeds net-worth history. */
+export const balanceSnapshots = pgTable(
+  "balance_snapshots",
+  {
+    accountId: text()
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    date: date({ mode: "string" }).notNull(),
+    currentBalanceMinor: minor().notNull(),
+    availableBalanceMinor: minor(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.date] }), index().on(t.userId, t.date)],
+);
+
+/** State of the synthetic sandbox bank's items (the fake bank's own memory, like Plaid's). */
+export const sandboxItems = pgTable("sandbox_items", {
+  itemId: text().primaryKey(),
+  institutionId: text().notNull(),
+  /** Seed of the deterministic generator. */
+  seed: text().notNull(),
+  loginRequired: boolean().notNull().default(false),
+  createdAt: createdAt(),
+});
+
+// ───────────────────────────── OAuth 2.1 ─────────────────────────────
+
+export const oauthClients = pgTable("oauth_clients", {
+  id: id(),
+  /** The public client_id. */
+  clientId: text().notNull().unique(),
+  /** SHA-256 of the client secret; null for public clients (token_endpoint_auth_method none). */
+  clientSecretHash: text(),
+  clientName: text(),
+  clientUri: text(),
+  logoUri: text(),
+  redirectUris: jsonb().$type<string[]>().notNull(),
+  tokenEndpointAuthMethod: text().$type<"none" | "client_secret_post" | "client_secret_basic">().notNull(),
+  grantTypes: jsonb().$type<string[]>().notNull(),
+  scope: text(),
+  createdAt: createdAt(),
+  /** Registrations that never complete a grant expire; cleared at the first grant. */
+  expiresAt: ts(),
+});
+
+/** A user's approval of a client: what "Connected apps" lists and revokes. */
+export const oauthGrants = pgTable(
+  "oauth_grants",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    clientId: text()
+      .notNull()
+      .references(() => oauthClients.clientId, { onDelete: "cascade" }),
+    scope: text().notNull(),
+    resource: text().notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: ts(),
+    revokedAt: ts(),
+  },
+  (t) => [index().on(t.userId), index().on(t.clientId)],
+);
+
+export const oauthCodes = pgTable("oauth_codes", {
+  codeHash: text().primaryKey(),
+  grantId: text()
+    .notNull()
+    .references(() => oauthGrants.id, { onDelete: "cascade" }),
+  clientId: text().notNull(),
+  userId: text().notNull(),
+  redirectUri: text().notNull(),
+  codeChallenge: text().notNull(),
+  resource: text().notNull(),
+  scope: text().notNull(),
+  expiresAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+  consumedAt: ts(),
+  createdAt: createdAt(),
+});
+
+export const oauthTokens = pgTable(
+  "oauth_tokens",
+  {
+    id: id(),
+    tokenHash: text().notNull().unique(),
+    kind: text().$type<"access" | "refresh">().notNull(),
+    grantId: text()
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    clientId: text().notNull(),
+    userId: text().notNull(),
+    resource: text().notNull(),
+    scope: text().notNull(),
+    /** The code this token family descends from (replay of the code revokes the family). */
+    codeHash: text(),
+    expiresAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+    revokedAt: ts(),
+    /** For refresh tokens: set when rotated; a second use is reuse. */
+    usedAt: ts(),
+    createdAt: createdAt(),
+  },
+  (t) => [index().on(t.grantId), index().on(t.userId)],
+);
+
+// ───────────────────────────── operations ─────────────────────────────
+
+/** Webhook deliveries already processed (Stripe, Plaid), inserted in the transaction of their effect. */
+export const webhookEvents = pgTable(
+  "webhook_events",
+  {
+    provider: text().$type<"stripe" | "plaid">().notNull(),
+    eventId: text().notNull(),
+    type: text().notNull(),
+    receivedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
+);
+
+/** Activity log: one row per tool call. Never the credential itself. */
+export const toolCalls = pgTable(
+  "tool_calls",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    credentialKind: text().$type<"api_key" | "oauth">().notNull(),
+    apiKeyId: text(),
+    oauthClientId: text(),
+    tool: text().notNull(),
+    /** ok, setup_required, invalid_arguments, error */
+    status: text().notNull(),
+    durationMs: integer().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index().on(t.userId, t.createdAt)],
+);
+
+/** Fixed-window request counters per credential (stateless functions share them here). */
+export const rateLimits = pgTable(
+  "rate_limits",
+  {
+    key: text().notNull(),
+    windowStart: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+    count: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
+);
+
+// ───────────────────────────── relations ─────────────────────────────
+
+export const usersRelations = relations(users, ({ many, one }) => ({
+  apiKeys: many(apiKeys),
+  connections: many(bankConnections),
+  subscription: one(subscriptions),
+}));
+
+export const bankConnectionsRelations = relations(bankConnections, ({ one, many }) => ({
+  user: one(users, { fields: [bankConnections.userId], references: [users.id] }),
+  accounts: many(bankAccounts),
+}));
+
+export const bankAccountsRelations = relations(bankAccounts, ({ one, many }) => ({
+  connection: one(bankConnections, { fields: [bankAccounts.connectionId], references: [bankConnections.id] }),
+  transactions: many(transactions),
+  holdings: many(holdings),
+  liability: one(liabilities),
+}));
+
+export const transactionsRelations = relations(transactions, ({ one }) => ({
+  account: one(bankAccounts, { fields: [transactions.accountId], references: [bankAccounts.id] }),
+}));
+
+export const holdingsRelations = relations(holdings, ({ one }) => ({
+  account: one(bankAccounts, { fields: [holdings.accountId], references: [bankAccounts.id] }),
+  security: one(securities, { fields: [holdings.securityId], references: [securities.id] }),
+}));
+
+export const liabilitiesRelations = relations(liabilities, ({ one }) => ({
+  account: one(bankAccounts, { fields: [liabilities.accountId], references: [bankAccounts.id] }),
+}));
+
+export const subscriptionsRelations = relations(subscriptions, ({ one }) => ({
+  user: one(users, { fields: [subscriptions.userId], references: [users.id] }),
+}));
+
+export const apiKeysRelations = relations(apiKeys, ({ one }) => ({
+  user: one(users, { fields: [apiKeys.userId], references: [users.id] }),
+}));
+
+// ───────────────────────────── types ─────────────────────────────
+
+export type User = typeof users.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type Subscription = typeof subscriptions.$inferSelect;
+export type BankConnection = typeof bankConnections.$inferSelect;
+export type BankAccount = typeof bankAccounts.$inferSelect;
+export type NewBankAccount = typeof bankAccounts.$inferInsert;
+export type Transaction = typeof transactions.$inferSelect;
+export type NewTransaction = typeof transactions.$inferInsert;
+export type Security = typeof securities.$inferSelect;
+export type Holding = typeof holdings.$inferSelect;
+export type InvestmentTransaction = typeof investmentTransactions.$inferSelect;
+export type Liability = typeof liabilities.$inferSelect;
+export type RecurringStream = typeof recurringStreams.$inferSelect;
+export type BalanceSnapshot = typeof balanceSnapshots.$inferSelect;
+export type OAuthClient = typeof oauthClients.$inferSelect;
+export type OAuthGrant = typeof oauthGrants.$inferSelect;
+export type OAuthToken = typeof oauthTokens.$inferSelect;
+export type ToolCall = typeof toolCalls.$inferSelect;

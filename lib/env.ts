@@ -1,0 +1,96 @@
+/**
+ * The environment, parsed once with zod. A missing or malformed setting stops start-up with one
+ * sentence naming it and what it should look like. Import `env` (or call `getEnv()` in code that
+ * must re-read it, such as tests that change process.env).
+ */
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+
+const positiveInt = (fallback: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "a whole number")
+    .transform(Number)
+    .optional()
+    .transform((v) => v ?? fallback);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  APP_URL: z
+    .url({ protocol: /^https?$/, error: "an absolute http(s) URL such as https://ledgerlink.example" })
+    .default("http://localhost:3000")
+    .transform((v) => v.replace(/\/+$/, "")),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, "a postgres:// or postgresql:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  PGLITE_DIR: z.string().trim().min(1).default(".data/pglite"),
+  /** 32 bytes as base64 or 64 hex characters; optionally several as `version:key,…` (newest last). */
+  ENCRYPTION_KEY: optionalString,
+  AUTH_SECRET: optionalString,
+  TIMEZONE_DEFAULT: z.string().default("UTC"),
+  BILLING: z
+    .enum(["stripe", "local"])
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_PRICE_ID: optionalString,
+  /** For tests: talk to a local fake of Stripe's API instead of api.stripe.com. */
+  STRIPE_API_BASE: optionalString,
+  PLAID_CLIENT_ID: optionalString,
+  PLAID_SECRET: optionalString,
+  PLAID_ENV: z.enum(["sandbox", "production"]).default("sandbox"),
+  PLAID_API_BASE: optionalString,
+  PLAID_REDIRECT_URI: optionalString,
+  PLAID_WEBHOOK_URL: optionalString,
+  CRON_SECRET: optionalString,
+  SYNC_STALE_AFTER_MINUTES: positiveInt(360),
+  SYNC_BATCH_SIZE: positiveInt(25),
+  SMTP_URL: optionalString,
+  EMAIL_FROM: z.string().default("Ledgerlink <no-reply@ledgerlink.local>"),
+  AUTH_GITHUB_ID: optionalString,
+  AUTH_GITHUB_SECRET: optionalString,
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
+  RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Parses `source` (default `process.env`); throws one sentence naming the first bad setting. */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const name = String(issue?.path[0] ?? "environment");
+    throw new Error(`Setting ${name} is invalid: expected ${issue?.message ?? "a valid value"}.`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+/** The parsed environment, read once per process. */
+export function getEnv(): Env {
+  cached ??= parseEnv();
+  return cached;
+}
+
+/** Forget the cached environment (tests that change process.env). */
+export function resetEnvCache(): void {
+  cached = undefined;
+}
+
+export const env: Env = new Proxy({} as Env, {
+  get: (_target, prop) => getEnv()[prop as keyof Env],
+});

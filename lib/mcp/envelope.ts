@@ -1,0 +1,33 @@
+/**
+ * The tool result envelope (product.md, "The tool result"). Every tool's outputSchema is
+ * `envelopeSchema(dataSchema)`; structuredContent matches it and the same JSON is sent as text.
+ */
+import { z } from "zod";
+
+export const warningSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  institution: z.string().optional(),
+  connection_id: z.string().optional(),
+  action_url: z.string().optional(),
+});
+export type Warning = z.infer<typeof warningSchema>;
+
+export const pageSchema = z.object({
+  next_cursor: z.string().optional(),
+  has_more: z.boolean(),
+  total_count: z.number().int(),
+});
+export type Page = z.infer<typeof pageSchema>;
+
+export function envelopeSchema<D extends z.ZodType>(data: D) {
+  return z.object({
+    status: z.enum(["ok", "setup_required"]),
+    setup_url: z.string().optional(),
+    message: z.string().optional(),
+    data: data.optional(),
+    warnings: z.array(warningSchema),
+    as_of: z.string().optional(),
+    page: pageSchema.optional(),
+  });
+}

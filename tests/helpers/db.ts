@@ -1,0 +1,42 @@
+/**
+ * The test database: in-memory PGlite (migrated per test file) or, in the `postgres` project,
+ * the real server at TEST_DATABASE_URL (migrated once by postgres-setup.ts). It is installed as
+ * the process-wide database, so app code calling getDb() uses it.
+ *
+ * Tests on the shared server must not assume empty tables: create your own users and scope
+ * every assertion to them.
+ */
+import { afterAll, beforeAll } from "vitest";
+import { type Database, openDatabase, setDbForTesting } from "@/db";
+
+export function testDatabaseKind(): "pglite" | "postgres" {
+  return process.env.LEDGERLINK_TEST_DB === "postgres" ? "postgres" : "pglite";
+}
+
+export async function openTestDatabase() {
+  const handle =
+    testDatabaseKind() === "postgres"
+      ? await openDatabase({ url: process.env.TEST_DATABASE_URL, migrate: false })
+      : await openDatabase({ pgliteDir: "memory://" });
+  setDbForTesting(handle);
+  return handle;
+}
+
+/** Registers beforeAll/afterAll hooks and returns a getter for the database. */
+export function useTestDatabase(): () => Database {
+  let db: Database | undefined;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const handle = await openTestDatabase();
+    db = handle.db;
+    close = handle.close;
+  });
+  afterAll(async () => {
+    setDbForTesting(undefined);
+    await close?.();
+  });
+  return () => {
+    if (!db) throw new Error("test database not open yet");
+    return db;
+  };
+}
