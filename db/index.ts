@@ -36,6 +36,8 @@ export async function openDatabase(options: {
   url?: string;
   pgliteDir?: string;
   migrate?: boolean;
+  /** Force a driver for a URL (tests reach a local server through Neon's driver). */
+  driver?: Exclude<DriverKind, "pglite">;
 }): Promise<Handle> {
   const config = { schema, casing: "snake_case" as const };
   if (!options.url) {
@@ -50,7 +52,7 @@ export async function openDatabase(options: {
     }
     return { db: db as unknown as Database, kind: "pglite", close: () => client.close() };
   }
-  if (isNeonUrl(options.url)) {
+  if (options.driver === "neon" || (options.driver !== "pg" && isNeonUrl(options.url))) {
     const { Pool, neonConfig } = await import("@neondatabase/serverless");
     const { drizzle } = await import("drizzle-orm/neon-serverless");
     if (typeof WebSocket === "undefined") {

@@ -56,6 +56,15 @@ const envSchema = z.object({
   SYNC_STALE_AFTER_MINUTES: positiveInt(360),
   SYNC_BATCH_SIZE: positiveInt(25),
   SMTP_URL: optionalString,
+  /**
+   * How sign-in links are delivered: `smtp` (needs SMTP_URL) or `log` (written to the server log).
+   * Default: smtp when SMTP_URL is set, log under `next dev`, otherwise email sign-in is off. A
+   * link in the log is a secret, so production logs it only when this says `log` explicitly.
+   */
+  EMAIL_TRANSPORT: z
+    .enum(["smtp", "log"])
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   EMAIL_FROM: z.string().default("Ledgerlink <no-reply@ledgerlink.local>"),
   AUTH_GITHUB_ID: optionalString,
   AUTH_GITHUB_SECRET: optionalString,

@@ -1,0 +1,5 @@
+// GET|POST /api/auth/* – Auth.js endpoints (sign-in, callback, sign-out, session, csrf).
+import { handlers } from "@/lib/auth";
+
+export const dynamic = "force-dynamic";
+export const { GET, POST } = handlers;

@@ -1,0 +1,19 @@
+import { getDb } from "@/db";
+import { processStripeEvent, verifyStripeEvent } from "@/lib/billing/stripe-webhook";
+import { toAppError } from "@/lib/errors";
+
+export const dynamic = "force-dynamic";
+
+// POST /api/webhooks/stripe – subscription events, verified on the raw body, once per event id.
+export async function POST(request: Request): Promise<Response> {
+  try {
+    const rawBody = await request.text();
+    const event = verifyStripeEvent(rawBody, request.headers.get("stripe-signature"));
+    const outcome = await processStripeEvent(await getDb(), event);
+    return Response.json({ received: true, outcome });
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.status >= 500) console.error("[stripe webhook] failed:", appError.code, appError.message);
+    return appError.toResponse();
+  }
+}

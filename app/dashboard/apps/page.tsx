@@ -1,0 +1,54 @@
+import type { Metadata } from "next";
+import { getDb } from "@/db";
+import { requirePageUser } from "@/lib/auth";
+import { listConnectedApps } from "@/lib/oauth/tokens";
+import { RevokeAppButton } from "./revoke-button";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Connected apps · Ledgerlink" };
+
+const dateTime = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
+
+// GET /dashboard/apps – apps the user approved through OAuth, with Revoke
+export default async function ConnectedAppsPage() {
+  const user = await requirePageUser();
+  const apps = await listConnectedApps(await getDb(), user.id);
+  return (
+    <section>
+      <h1 className="text-2xl font-semibold">Connected apps</h1>
+      <p className="mt-2 text-slate-600">
+        Apps you approved to read your data through OAuth (for example Claude or ChatGPT connectors). Revoking
+        one ends its access at once; it would have to ask you again.
+      </p>
+      {apps.length === 0 ? (
+        <p className="mt-6 text-slate-600">No apps are connected.</p>
+      ) : (
+        <ul className="mt-6 divide-y divide-slate-200 rounded-md border border-slate-200 bg-white">
+          {apps.map((app) => {
+            const name = app.clientName ?? "Unnamed app";
+            const host = app.redirectUris[0] ? new URL(app.redirectUris[0]).host : "";
+            return (
+              <li
+                key={app.grantId}
+                className="flex items-center justify-between gap-4 p-4"
+                data-testid="connected-app"
+              >
+                <div>
+                  <p className="font-medium">{name}</p>
+                  <p className="text-sm text-slate-600">
+                    Redirects to {host} · scope {app.scope}
+                  </p>
+                  <p className="text-sm text-slate-600">
+                    Approved {dateTime.format(app.approvedAt)} UTC · Last used{" "}
+                    {app.lastUsedAt ? `${dateTime.format(app.lastUsedAt)} UTC` : "never"}
+                  </p>
+                </div>
+                <RevokeAppButton grantId={app.grantId} appName={name} />
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,81 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { createAction } from "@/lib/action";
+import {
+  forceReauth,
+  linkConnection,
+  reconnectConnection,
+  removeConnection,
+  syncNow,
+} from "@/lib/banking/connections";
+import { AppError } from "@/lib/errors";
+
+const connectionSchema = z.object({ connectionId: z.string().min(1).max(64) });
+const linkSchema = z.object({ institutionId: z.string().min(1, "Choose a bank.").max(64) });
+
+export interface LinkedBank {
+  connectionId: string;
+  institutionName: string;
+  accounts: number;
+  transactions: number;
+  seconds: number;
+}
+
+/** The sandbox connect flow's last step: link the chosen institution and run the first sync. */
+export const linkSandboxBankAction = createAction(linkSchema, async ({ institutionId }, { db, user }) => {
+  const started = Date.now();
+  const { connection, sync } = await linkConnection(db, {
+    userId: user.id,
+    provider: "sandbox",
+    institutionId,
+  });
+  revalidatePath("/dashboard/banks");
+  revalidatePath("/dashboard");
+  const data: LinkedBank = {
+    connectionId: connection.id,
+    institutionName: connection.institutionName,
+    accounts: sync.accounts,
+    transactions: sync.added,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+  };
+  return { data, message: `${connection.institutionName} is linked: ${sync.accounts} accounts synced.` };
+});
+
+export const syncBankAction = createAction(connectionSchema, async ({ connectionId }, { db, user }) => {
+  const summary = await syncNow(db, user.id, connectionId);
+  revalidatePath("/dashboard/banks");
+  if (summary.status === "reauth_required") {
+    return { data: undefined, message: "The bank asks you to sign in again: use Reconnect." };
+  }
+  if (summary.error)
+    throw new AppError("provider_error", `The bank did not answer: ${summary.error.message}`);
+  return { data: undefined, message: summary.skipped ? "A sync was already running." : "Synced just now." };
+});
+
+/** Reconnect finished: the connection is healthy again and syncs. */
+export const reconnectBankAction = createAction(connectionSchema, async ({ connectionId }, { db, user }) => {
+  const summary = await reconnectConnection(db, user.id, connectionId);
+  revalidatePath("/dashboard/banks");
+  revalidatePath("/dashboard");
+  if (summary.status === "reauth_required")
+    throw new AppError("reauth_required", "The bank still refuses the sign-in.");
+  return { data: undefined, message: "Reconnected and synced." };
+});
+
+/** Development only (refused in production by lib/banking): put a sandbox connection into re-authorization. */
+export const forceReauthAction = createAction(connectionSchema, async ({ connectionId }, { db, user }) => {
+  await forceReauth(db, user.id, connectionId);
+  revalidatePath("/dashboard/banks");
+  revalidatePath("/dashboard");
+  return { data: undefined, message: "The sandbox bank now requires re-authorization." };
+});
+
+/** Removes the connection and all of that bank's data. */
+export const removeBankAction = createAction(connectionSchema, async ({ connectionId }, { db, user }) => {
+  await removeConnection(db, user.id, connectionId);
+  revalidatePath("/dashboard/banks");
+  revalidatePath("/dashboard");
+  return { data: undefined, message: "The bank and its data were removed." };
+});

@@ -1,0 +1,100 @@
+import { eq } from "drizzle-orm";
+import { BankConnectionRow, type BankConnectionRowData } from "@/components/bank-connection-row";
+import { LinkBankPanel } from "@/components/link-bank-panel";
+import { Card } from "@/components/ui/card";
+import { getDb } from "@/db";
+import { bankAccounts } from "@/db/schema";
+import { requirePageUser } from "@/lib/auth";
+import { listConnections, listSandboxInstitutions } from "@/lib/banking/connections";
+import { getEnv } from "@/lib/env";
+import { formatDateTime } from "../format";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Banks · Ledgerlink" };
+
+function formatMoney(minor: number | null, currency: string): string | null {
+  if (minor === null) return null;
+  return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(minor / 100);
+}
+
+export default async function BanksPage({ searchParams }: { searchParams: Promise<{ reconnect?: string }> }) {
+  const user = await requirePageUser();
+  const db = await getDb();
+  const { reconnect } = await searchParams;
+  const env = getEnv();
+  const [connections, accounts] = await Promise.all([
+    listConnections(db, user.id),
+    db
+      .select({
+        id: bankAccounts.id,
+        connectionId: bankAccounts.connectionId,
+        name: bankAccounts.name,
+        mask: bankAccounts.mask,
+        type: bankAccounts.type,
+        currency: bankAccounts.currency,
+        currentBalanceMinor: bankAccounts.currentBalanceMinor,
+        isClosed: bankAccounts.isClosed,
+      })
+      .from(bankAccounts)
+      .where(eq(bankAccounts.userId, user.id))
+      .orderBy(bankAccounts.name),
+  ]);
+  const rows: BankConnectionRowData[] = connections.map((c) => ({
+    id: c.id,
+    provider: c.provider,
+    institutionName: c.institutionName,
+    status: c.status,
+    lastSyncedAt: formatDateTime(c.lastSyncedAt),
+    lastErrorMessage: c.lastErrorMessage,
+    accounts: accounts
+      .filter((a) => a.connectionId === c.id && !a.isClosed)
+      .map((a) => ({
+        id: a.id,
+        name: a.name,
+        mask: a.mask,
+        type: a.type,
+        balance: formatMoney(a.currentBalanceMinor, a.currency),
+      })),
+  }));
+  // The sandbox's "force re-authorization" is a development control (lib/banking refuses it in
+  // production unless ALLOW_SANDBOX_REAUTH=1, which the browser tests of the build set).
+  const allowForceReauth = env.NODE_ENV !== "production" || process.env.ALLOW_SANDBOX_REAUTH === "1";
+  const plaidConfigured = Boolean(env.PLAID_CLIENT_ID && env.PLAID_SECRET);
+
+  return (
+    <div className="space-y-6">
+      <h1 className="text-2xl font-semibold tracking-tight">Banks</h1>
+      <Card
+        title="Link a bank"
+        description="Ledgerlink reads balances, transactions, investments and debts. It can never move money."
+      >
+        <div className="space-y-4">
+          {plaidConfigured ? (
+            // Plaid Link goes here: components/plaid-link-button.tsx (added by the Plaid work).
+            <div data-testid="plaid-link-slot" />
+          ) : null}
+          <div>
+            {plaidConfigured ? <p className="mb-2 text-sm text-slate-600">Or try the sandbox bank:</p> : null}
+            <LinkBankPanel institutions={listSandboxInstitutions()} />
+          </div>
+        </div>
+      </Card>
+      <Card title="Your banks">
+        {rows.length === 0 ? (
+          <p className="text-sm text-slate-600">No bank linked yet.</p>
+        ) : (
+          <ul className="space-y-3" aria-label="Linked banks">
+            {rows.map((row) => (
+              <BankConnectionRow
+                key={row.id}
+                connection={row}
+                highlighted={row.id === reconnect}
+                allowForceReauth={allowForceReauth}
+              />
+            ))}
+          </ul>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { createAction } from "@/lib/action";
+import { createApiKey, revokeApiKey, rotateApiKey } from "@/lib/api-keys";
+
+/** A key shown once: the full secret travels to the browser in this answer and nowhere else. */
+export interface ShownKey {
+  id: string;
+  name: string;
+  key: string;
+  preview: string;
+}
+
+const createKeySchema = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1, "Give the key a name, such as the app that will use it.")
+    .max(64, "Use at most 64 characters."),
+});
+const keyIdSchema = z.object({ keyId: z.string().min(1).max(64) });
+
+export const createApiKeyAction = createAction(createKeySchema, async ({ name }, { db, user }) => {
+  const created = await createApiKey(db, user.id, name);
+  revalidatePath("/dashboard/keys");
+  return {
+    data: {
+      id: created.id,
+      name: created.name,
+      key: created.key,
+      preview: created.preview,
+    } satisfies ShownKey,
+  };
+});
+
+/** Replaces the key: the old one answers 401 from this moment. */
+export const rotateApiKeyAction = createAction(keyIdSchema, async ({ keyId }, { db, user }) => {
+  const created = await rotateApiKey(db, user.id, keyId);
+  revalidatePath("/dashboard/keys");
+  return {
+    data: {
+      id: created.id,
+      name: created.name,
+      key: created.key,
+      preview: created.preview,
+    } satisfies ShownKey,
+  };
+});
+
+export const revokeApiKeyAction = createAction(keyIdSchema, async ({ keyId }, { db, user }) => {
+  await revokeApiKey(db, user.id, keyId);
+  revalidatePath("/dashboard/keys");
+  return { data: undefined, message: "Key revoked. It no longer works." };
+});

@@ -1,0 +1,40 @@
+import { ApiKeyList } from "@/components/api-key-list";
+import { CreateKeyForm } from "@/components/create-key-form";
+import { Card } from "@/components/ui/card";
+import { getDb } from "@/db";
+import { listApiKeys } from "@/lib/api-keys";
+import { requirePageUser } from "@/lib/auth";
+import { formatDateTime } from "../format";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "API keys · Ledgerlink" };
+
+export default async function KeysPage() {
+  const user = await requirePageUser();
+  const keys = await listApiKeys(await getDb(), user.id);
+  return (
+    <div className="space-y-6">
+      <h1 className="text-2xl font-semibold tracking-tight">API keys</h1>
+      <Card
+        title="Create a key"
+        description="Clients send it as Authorization: Bearer <key>. We store only a hash: the key is shown once."
+      >
+        <CreateKeyForm />
+      </Card>
+      <Card
+        title="Your keys"
+        description="Rotate replaces a key (the old one stops at once); revoke ends it."
+      >
+        <ApiKeyList
+          keys={keys.map((k) => ({
+            id: k.id,
+            name: k.name,
+            preview: k.preview,
+            createdAt: formatDateTime(k.createdAt) ?? "",
+            lastUsedAt: formatDateTime(k.lastUsedAt),
+          }))}
+        />
+      </Card>
+    </div>
+  );
+}

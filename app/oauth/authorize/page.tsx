@@ -1,0 +1,121 @@
+import { eq } from "drizzle-orm";
+import type { Metadata } from "next";
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { getDb } from "@/db";
+import { users } from "@/db/schema";
+import { AUTHORIZATION_PARAMS, validateAuthorizationRequest } from "@/lib/oauth/authorize";
+import { signInRedirectUrl } from "@/lib/oauth/consent";
+import { isSupportedScope, OAUTH_SCOPES, parseScope } from "@/lib/oauth/scopes";
+import { consentCsrfToken, getConsentSession, SESSION_COOKIE_NAMES } from "@/lib/oauth/session";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Connect an app · Ledgerlink", referrer: "no-referrer" };
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+function toSearchParams(raw: SearchParams): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(raw)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) params.append(name, v);
+  }
+  return params;
+}
+
+function ErrorScreen({ message }: { message: string }) {
+  return (
+    <main className="mx-auto max-w-lg px-6 py-16">
+      <h1 className="text-2xl font-semibold">This app cannot connect</h1>
+      <p id="oauth-error" className="mt-4 text-slate-700">
+        {message}
+      </p>
+      <p className="mt-4 text-slate-600">
+        Go back to the app and start again, or ask its developer for help.
+      </p>
+    </main>
+  );
+}
+
+// GET /oauth/authorize – the authorization endpoint: validates the request and shows the consent screen
+export default async function AuthorizePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const params = toSearchParams(await searchParams);
+  const db = await getDb();
+  const validation = await validateAuthorizationRequest(db, params);
+  if (validation.kind === "page_error") return <ErrorScreen message={validation.message} />;
+  if (validation.kind === "redirect_error") redirect(validation.redirectUrl);
+
+  const jar = await cookies();
+  const token = SESSION_COOKIE_NAMES.map((name) => jar.get(name)?.value).find(Boolean);
+  const session = await getConsentSession(db, token);
+  if (!session) redirect(signInRedirectUrl(params));
+
+  const { request } = validation;
+  const [user] = await db
+    .select({ email: users.email })
+    .from(users)
+    .where(eq(users.id, session.userId))
+    .limit(1);
+  const appName = request.client.clientName ?? "An unnamed app";
+  const redirectHost = new URL(request.redirectUri).host;
+  const scopes = parseScope(request.scope).filter(isSupportedScope);
+
+  return (
+    <main className="mx-auto max-w-lg px-6 py-16">
+      <h1 className="text-2xl font-semibold">
+        Connect <span id="client-name">{appName}</span> to your Ledgerlink account?
+      </h1>
+      <p className="mt-2 text-sm text-slate-600">Signed in as {user?.email ?? "you"}.</p>
+
+      <section className="mt-6 rounded-md border border-slate-200 bg-white p-4">
+        <h2 className="font-medium">It will be able to:</h2>
+        <ul className="mt-2 list-disc space-y-2 pl-6 text-slate-700">
+          {scopes.map((scope) => (
+            <li key={scope}>
+              <strong>{OAUTH_SCOPES[scope].title}</strong>: {OAUTH_SCOPES[scope].description}
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section className="mt-4 text-sm text-slate-700">
+        <p>
+          After you approve, you will be sent to <strong id="redirect-host">{redirectHost}</strong> (
+          <code className="break-all">{request.redirectUri}</code>).
+        </p>
+        {request.client.clientUri ? (
+          <p className="mt-1">
+            The app says its website is <code className="break-all">{request.client.clientUri}</code>.
+          </p>
+        ) : null}
+        <p className="mt-1 text-slate-500">
+          Ledgerlink does not vet apps that register themselves: the name above is the app's own. Approve only
+          if you started this from an app you trust. You can disconnect it at any time under Connected apps.
+        </p>
+      </section>
+
+      <form method="post" action="/api/oauth/authorize" className="mt-8 flex gap-3">
+        {AUTHORIZATION_PARAMS.map((name) => {
+          const value = params.get(name);
+          return value === null ? null : <input key={name} type="hidden" name={name} value={value} />;
+        })}
+        <input type="hidden" name="csrf_token" value={consentCsrfToken(session.sessionToken)} />
+        <button
+          type="submit"
+          name="decision"
+          value="approve"
+          className="rounded-md bg-slate-900 px-4 py-2 text-white hover:bg-slate-700"
+        >
+          Approve
+        </button>
+        <button
+          type="submit"
+          name="decision"
+          value="deny"
+          className="rounded-md border border-slate-300 px-4 py-2 hover:bg-slate-100"
+        >
+          Deny
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,35 @@
+"use client";
+
+import { useActionState } from "react";
+import { revokeApiKeyAction, rotateApiKeyAction } from "@/app/dashboard/keys/actions";
+import { IDLE } from "@/lib/action-state";
+import { ApiKeyRow, type ApiKeyRowData } from "./api-key-row";
+import { NewKeyNotice } from "./new-key-notice";
+import { FormMessage } from "./ui/form-message";
+
+export function ApiKeyList({ keys }: { keys: ApiKeyRowData[] }) {
+  const [rotateState, rotate] = useActionState(rotateApiKeyAction, IDLE);
+  const [revokeState, revoke] = useActionState(revokeApiKeyAction, IDLE);
+  return (
+    <div>
+      <FormMessage state={rotateState} />
+      {rotateState.status === "ok" ? (
+        <NewKeyNotice
+          name={rotateState.data.name}
+          apiKey={rotateState.data.key}
+          note="The old key stopped working the moment you rotated it."
+        />
+      ) : null}
+      <FormMessage state={revokeState} />
+      {keys.length === 0 ? (
+        <p className="text-sm text-slate-600">No keys yet. Create one above for each user or app.</p>
+      ) : (
+        <ul className="divide-y divide-slate-200" aria-label="Your API keys">
+          {keys.map((k) => (
+            <ApiKeyRow key={k.id} apiKey={k} rotateAction={rotate} revokeAction={revoke} />
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+"use client";
+
+import { useActionState, useEffect, useRef, useState } from "react";
+import { forceReauthAction, removeBankAction, syncBankAction } from "@/app/dashboard/banks/actions";
+import { IDLE } from "@/lib/action-state";
+import { ConfirmButton } from "./confirm-button";
+import { ReconnectFlow } from "./reconnect-flow";
+import { Badge, type BadgeTone } from "./ui/badge";
+import { Button } from "./ui/button";
+import { FormMessage } from "./ui/form-message";
+import { SubmitButton } from "./ui/submit-button";
+
+export interface BankConnectionRowData {
+  id: string;
+  provider: string;
+  institutionName: string;
+  status: "healthy" | "reauth_required" | "error" | "disconnected";
+  lastSyncedAt: string | null;
+  lastErrorMessage: string | null;
+  accounts: { id: string; name: string; mask: string | null; type: string; balance: string | null }[];
+}
+
+const STATUS: Record<BankConnectionRowData["status"], { label: string; tone: BadgeTone }> = {
+  healthy: { label: "Healthy", tone: "green" },
+  reauth_required: { label: "Needs re-authorization", tone: "amber" },
+  error: { label: "Sync error", tone: "red" },
+  disconnected: { label: "Disconnected", tone: "slate" },
+};
+
+export function BankConnectionRow({
+  connection,
+  highlighted,
+  allowForceReauth,
+}: {
+  connection: BankConnectionRowData;
+  /** Reached through `?reconnect=<id>` (links in tool answers): scroll here and stand out. */
+  highlighted: boolean;
+  allowForceReauth: boolean;
+}) {
+  const [syncState, sync] = useActionState(syncBankAction, IDLE);
+  const [removeState, remove] = useActionState(removeBankAction, IDLE);
+  const [reauthState, reauth] = useActionState(forceReauthAction, IDLE);
+  const [reconnecting, setReconnecting] = useState(false);
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (highlighted) ref.current?.scrollIntoView({ block: "center" });
+  }, [highlighted]);
+  const status = STATUS[connection.status];
+  const needsReauth = connection.status === "reauth_required";
+
+  return (
+    <li
+      ref={ref}
+      id={`connection-${connection.id}`}
+      data-testid="bank-connection"
+      data-status={connection.status}
+      className={`rounded-lg border bg-white p-4 ${highlighted ? "border-amber-400 ring-2 ring-amber-300" : "border-slate-200"}`}
+    >
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div>
+          <h3 className="font-medium text-slate-900">{connection.institutionName}</h3>
+          <div className="mt-1 flex flex-wrap items-center gap-2 text-xs text-slate-600">
+            <Badge tone={status.tone}>{status.label}</Badge>
+            <span>{connection.lastSyncedAt ? `Last sync ${connection.lastSyncedAt}` : "Not synced yet"}</span>
+            {connection.provider === "sandbox" ? <Badge tone="blue">Sandbox</Badge> : null}
+          </div>
+          {needsReauth ? (
+            <p className="mt-2 text-sm text-amber-900">
+              The bank asks you to sign in again. Until then its data stays as of the last sync.
+            </p>
+          ) : connection.status === "error" && connection.lastErrorMessage ? (
+            <p className="mt-2 text-sm text-red-800">{connection.lastErrorMessage}</p>
+          ) : null}
+        </div>
+        <div className="flex flex-wrap items-center gap-2">
+          {needsReauth && !reconnecting ? (
+            <Button onClick={() => setReconnecting(true)} autoFocus={highlighted}>
+              Reconnect
+            </Button>
+          ) : null}
+          <form action={sync}>
+            <input type="hidden" name="connectionId" value={connection.id} />
+            <SubmitButton variant="secondary" pendingLabel="Syncing…">
+              Sync now
+            </SubmitButton>
+          </form>
+          <form action={remove}>
+            <input type="hidden" name="connectionId" value={connection.id} />
+            <ConfirmButton
+              label="Remove"
+              question={`Remove ${connection.institutionName} and delete all of its data?`}
+              confirmLabel="Yes, remove"
+              pendingLabel="Removing…"
+            />
+          </form>
+        </div>
+      </div>
+      {reconnecting ? (
+        <ReconnectFlow
+          connectionId={connection.id}
+          institutionName={connection.institutionName}
+          onClose={() => setReconnecting(false)}
+        />
+      ) : null}
+      <FormMessage state={syncState} />
+      <FormMessage state={removeState} />
+      <FormMessage state={reauthState} />
+      {connection.accounts.length > 0 ? (
+        <ul
+          className="mt-3 divide-y divide-slate-100 text-sm"
+          aria-label={`Accounts at ${connection.institutionName}`}
+        >
+          {connection.accounts.map((a) => (
+            <li key={a.id} className="flex justify-between gap-3 py-1.5" data-testid="bank-account">
+              <span>
+                {a.name}
+                {a.mask ? <span className="text-slate-500"> ••{a.mask}</span> : null}
+                <span className="ml-2 text-xs text-slate-500">{a.type}</span>
+              </span>
+              <span className="tabular-nums text-slate-800">{a.balance ?? "—"}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {allowForceReauth && connection.provider === "sandbox" && !needsReauth ? (
+        <form action={reauth} className="mt-3 border-t border-dashed border-slate-200 pt-3">
+          <input type="hidden" name="connectionId" value={connection.id} />
+          <SubmitButton variant="ghost" pendingLabel="Forcing…">
+            Development: force re-authorization
+          </SubmitButton>
+        </form>
+      ) : null}
+    </li>
+  );
+}

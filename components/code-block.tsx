@@ -1,0 +1,16 @@
+import { CopyButton } from "./copy-button";
+
+/** A snippet with a copy button. Never pass a secret here unless it is shown once on purpose. */
+export function CodeBlock({ code, label, copyLabel }: { code: string; label: string; copyLabel?: string }) {
+  return (
+    <figure className="mt-2">
+      <figcaption className="sr-only">{label}</figcaption>
+      <div className="flex items-start gap-2">
+        <pre className="min-w-0 flex-1 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">
+          <code>{code}</code>
+        </pre>
+        <CopyButton value={code} label={copyLabel ?? `Copy ${label}`} />
+      </div>
+    </figure>
+  );
+}

@@ -1,0 +1,19 @@
+"use client";
+
+import { useActionState } from "react";
+import { signInWithGitHubAction } from "@/app/(auth)/sign-in/actions";
+import { IDLE } from "@/lib/action-state";
+import { FormMessage } from "./ui/form-message";
+import { SubmitButton } from "./ui/submit-button";
+
+export function GitHubSignInForm() {
+  const [state, action] = useActionState(signInWithGitHubAction, IDLE);
+  return (
+    <form action={action}>
+      <SubmitButton variant="secondary" pendingLabel="Opening GitHub…" className="w-full">
+        Continue with GitHub
+      </SubmitButton>
+      <FormMessage state={state} />
+    </form>
+  );
+}

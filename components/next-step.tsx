@@ -1,0 +1,54 @@
+import Link from "next/link";
+import type { AccessState } from "@/lib/access";
+import { buttonClass } from "./ui/button";
+
+/** The one thing to do next, from the access state (THE gate) and the key count. */
+export function NextStep({ access, keyCount }: { access: AccessState; keyCount: number }) {
+  const step = (() => {
+    if (access.subscription !== "active") {
+      return {
+        text:
+          access.subscription === "past_due"
+            ? "Your last payment failed. Fix billing so your tools answer again."
+            : "Subscribe so your tools can answer with your data.",
+        href: "/dashboard/billing",
+        action: access.subscription === "past_due" ? "Fix billing" : "Subscribe",
+      };
+    }
+    if (!access.hasConnections) {
+      return {
+        text: "Link a bank so the tools have data to read.",
+        href: "/dashboard/banks",
+        action: "Link a bank",
+      };
+    }
+    const first = access.needsReauth[0];
+    if (first) {
+      return {
+        text: `${first.institutionName} needs you to sign in again; its data is frozen at the last sync.`,
+        href: `/dashboard/banks?reconnect=${encodeURIComponent(first.id)}`,
+        action: "Reconnect",
+      };
+    }
+    if (keyCount === 0) {
+      return {
+        text: "Create an API key and paste it into your AI client.",
+        href: "/dashboard/keys",
+        action: "Create a key",
+      };
+    }
+    return {
+      text: "All set. Ask your assistant about your money.",
+      href: "/dashboard/activity",
+      action: "See activity",
+    };
+  })();
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3" data-testid="next-step">
+      <p className="text-sm text-slate-800">{step.text}</p>
+      <Link href={step.href} className={buttonClass("primary")}>
+        {step.action}
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+"use client";
+
+import { useFormStatus } from "react-dom";
+import { Button, type ButtonVariant } from "./button";
+
+/** A submit button that disables itself and says what is happening while its form is pending. */
+export function SubmitButton({
+  children,
+  pendingLabel,
+  variant = "primary",
+  className,
+  name,
+  value,
+}: {
+  children: React.ReactNode;
+  pendingLabel: string;
+  variant?: ButtonVariant;
+  className?: string;
+  name?: string;
+  value?: string;
+}) {
+  const { pending } = useFormStatus();
+  return (
+    <Button
+      type="submit"
+      variant={variant}
+      className={className}
+      disabled={pending}
+      aria-disabled={pending}
+      name={name}
+      value={value}
+    >
+      {pending ? (
+        <>
+          <span
+            aria-hidden="true"
+            className="size-3 animate-spin rounded-full border-2 border-current border-t-transparent"
+          />
+          {pendingLabel}
+        </>
+      ) : (
+        children
+      )}
+    </Button>
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * The activity log: one `tool_calls` row per MCP tool call, shown on the dashboard's activity
+ * page. It records who called what, through which credential, how it ended and how long it
+ * took. Never the credential itself, never the arguments (they can name merchants and amounts).
+ */
+import { and, desc, eq } from "drizzle-orm";
+import type { Database } from "@/db";
+import { apiKeys, oauthClients, toolCalls } from "@/db/schema";
+
+export type ToolCallStatus = "ok" | "setup_required" | "invalid_arguments" | "error";
+
+export interface ToolCallRecord {
+  userId: string;
+  credentialKind: "api_key" | "oauth";
+  apiKeyId?: string | null;
+  oauthClientId?: string | null;
+  tool: string;
+  status: ToolCallStatus;
+  durationMs: number;
+}
+
+/** Inserts one activity row. */
+export async function recordToolCall(db: Database, call: ToolCallRecord): Promise<void> {
+  await db.insert(toolCalls).values({
+    userId: call.userId,
+    credentialKind: call.credentialKind,
+    apiKeyId: call.apiKeyId ?? null,
+    oauthClientId: call.oauthClientId ?? null,
+    tool: call.tool,
+    status: call.status,
+    durationMs: Math.max(0, Math.round(call.durationMs)),
+  });
+}
+
+export interface RecentToolCall {
+  id: string;
+  tool: string;
+  status: string;
+  durationMs: number;
+  createdAt: Date;
+  credentialKind: "api_key" | "oauth";
+  /** The key's preview (`llk_AbCd…wxyz`) or name, or the OAuth client's name; null when gone. */
+  credentialLabel: string | null;
+}
+
+/** The user's most recent tool calls, newest first, with a human label for the credential. */
+export async function listRecentToolCalls(
+  db: Database,
+  userId: string,
+  limit = 50,
+): Promise<RecentToolCall[]> {
+  const rows = await db
+    .select({
+      id: toolCalls.id,
+      tool: toolCalls.tool,
+      status: toolCalls.status,
+      durationMs: toolCalls.durationMs,
+      createdAt: toolCalls.createdAt,
+      credentialKind: toolCalls.credentialKind,
+      keyName: apiKeys.name,
+      keyPreview: apiKeys.preview,
+      clientName: oauthClients.clientName,
+      clientId: oauthClients.clientId,
+    })
+    .from(toolCalls)
+    // Joins are scoped by owner too: a key id of another user never labels this user's row.
+    .leftJoin(apiKeys, and(eq(apiKeys.id, toolCalls.apiKeyId), eq(apiKeys.userId, toolCalls.userId)))
+    .leftJoin(oauthClients, eq(oauthClients.clientId, toolCalls.oauthClientId))
+    .where(eq(toolCalls.userId, userId))
+    .orderBy(desc(toolCalls.createdAt))
+    .limit(Math.min(Math.max(1, Math.trunc(limit)), 500));
+  return rows.map((r) => ({
+    id: r.id,
+    tool: r.tool,
+    status: r.status,
+    durationMs: r.durationMs,
+    createdAt: r.createdAt,
+    credentialKind: r.credentialKind,
+    credentialLabel:
+      r.credentialKind === "api_key"
+        ? r.keyName
+          ? `${r.keyName} (${r.keyPreview})`
+          : null
+        : (r.clientName ?? r.clientId ?? null),
+  }));
+}

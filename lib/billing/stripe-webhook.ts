@@ -1,0 +1,79 @@
+/**
+ * Stripe webhook processing. The signature (HMAC over `timestamp.rawBody`) and the timestamp
+ * (tolerance 300 s) are verified on the raw body: https://docs.stripe.com/webhooks#verify-events.
+ * Only events that change a subscription are acted on; each is deduplicated by its id in
+ * webhook_events IN THE SAME TRANSACTION as its effect, so a redelivery (or two deliveries at
+ * once: the second insert waits on the first's row lock) has exactly one effect, and a failed
+ * effect rolls the id back so Stripe's retry is processed.
+ */
+import type Stripe from "stripe";
+import type { Database } from "@/db";
+import { webhookEvents } from "@/db/schema";
+import { getEnv } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { getStripe } from "./stripe";
+import { syncSubscription } from "./sync-subscription";
+
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** Event types that can change what a customer's subscription is. */
+export const RELEVANT_EVENTS = new Set<string>([
+  "checkout.session.completed",
+  "checkout.session.async_payment_succeeded",
+  "checkout.session.async_payment_failed",
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "customer.subscription.paused",
+  "customer.subscription.resumed",
+  "customer.subscription.pending_update_applied",
+  "customer.subscription.pending_update_expired",
+  "customer.subscription.trial_will_end",
+  "invoice.paid",
+  "invoice.payment_failed",
+  "invoice.payment_action_required",
+]);
+
+export type WebhookOutcome = "processed" | "duplicate" | "ignored";
+
+function customerIdOf(event: Stripe.Event): string | null {
+  const object = event.data.object as { customer?: unknown };
+  const customer = object.customer;
+  if (typeof customer === "string") return customer;
+  if (customer && typeof customer === "object" && "id" in customer && typeof customer.id === "string") {
+    return customer.id;
+  }
+  return null;
+}
+
+/** Verifies the signature and timestamp; throws `invalid_input` (→ 400) on any mismatch. */
+export function verifyStripeEvent(rawBody: string, signature: string | null): Stripe.Event {
+  const secret = getEnv().STRIPE_WEBHOOK_SECRET;
+  if (!secret)
+    throw new AppError("unavailable", "Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET).");
+  if (!signature) throw new AppError("invalid_input", "Missing Stripe-Signature header.");
+  try {
+    return getStripe().webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS);
+  } catch {
+    throw new AppError("invalid_input", "Invalid Stripe signature.");
+  }
+}
+
+/** Acts on one verified event at most once. */
+export async function processStripeEvent(db: Database, event: Stripe.Event): Promise<WebhookOutcome> {
+  if (!RELEVANT_EVENTS.has(event.type)) return "ignored";
+  const customerId = customerIdOf(event);
+  if (!customerId) return "ignored";
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(webhookEvents)
+      .values({ provider: "stripe", eventId: event.id, type: event.type })
+      .onConflictDoNothing()
+      .returning({ eventId: webhookEvents.eventId });
+    if (inserted.length === 0) return "duplicate";
+    // The Stripe read happens inside the transaction on purpose: a concurrent duplicate waits
+    // here instead of doing the same work.
+    await syncSubscription(customerId, { db: tx as unknown as Database });
+    return "processed";
+  });
+}

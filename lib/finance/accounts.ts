@@ -1,0 +1,203 @@
+/**
+ * Accounts, balances and net worth.
+ *
+ * Rules: credit and loan accounts are liabilities; their balances are stored (and shown) as
+ * positive amounts owed. Every other type (depository, investment, other) is an asset.
+ * Net worth = assets − liabilities, summed in SQL over open accounts. Closed accounts are left
+ * out of current totals. History comes from the daily balance snapshots written by sync: at each
+ * point, every account's latest snapshot on or before that date (an account with no snapshot yet
+ * contributes nothing), so history starts at the first snapshot.
+ */
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import type { AccountType } from "@/db/schema";
+import { balanceSnapshots, bankAccounts, bankConnections } from "@/db/schema";
+import { toCents } from "./money";
+import { executeRows, text } from "./sql";
+
+export const ACCOUNT_TYPES = [
+  "depository",
+  "credit",
+  "loan",
+  "investment",
+  "other",
+] as const satisfies readonly AccountType[];
+export const LIABILITY_TYPES: readonly AccountType[] = ["credit", "loan"];
+
+export function isLiabilityType(type: string): boolean {
+  return type === "credit" || type === "loan";
+}
+
+/** SQL: true for liability accounts. */
+export function isLiabilityAccount(): SQL {
+  return inArray(bankAccounts.type, ["credit", "loan"]);
+}
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  officialName: string | null;
+  mask: string | null;
+  type: AccountType;
+  subtype: string | null;
+  currency: string;
+  currentCents: number | null;
+  availableCents: number | null;
+  limitCents: number | null;
+  isClosed: boolean;
+  balanceAsOf: Date | null;
+  connectionId: string;
+  institution: string;
+  connectionStatus: string;
+}
+
+/** The user's accounts with their institution, ordered by institution, type and name. */
+export async function listAccounts(
+  db: Database,
+  userId: string,
+  options: {
+    types?: AccountType[] | undefined;
+    connectionId?: string | undefined;
+    includeClosed?: boolean;
+  } = {},
+): Promise<AccountRow[]> {
+  const conditions: SQL[] = [eq(bankAccounts.userId, userId)];
+  if (options.types && options.types.length > 0) conditions.push(inArray(bankAccounts.type, options.types));
+  if (options.connectionId) conditions.push(eq(bankAccounts.connectionId, options.connectionId));
+  if (!options.includeClosed) conditions.push(eq(bankAccounts.isClosed, false));
+  const rows = await db
+    .select({
+      id: bankAccounts.id,
+      name: bankAccounts.name,
+      officialName: bankAccounts.officialName,
+      mask: bankAccounts.mask,
+      type: bankAccounts.type,
+      subtype: bankAccounts.subtype,
+      currency: bankAccounts.currency,
+      current: bankAccounts.currentBalanceMinor,
+      available: bankAccounts.availableBalanceMinor,
+      limit: bankAccounts.limitMinor,
+      isClosed: bankAccounts.isClosed,
+      balanceAsOf: bankAccounts.balanceAsOf,
+      connectionId: bankAccounts.connectionId,
+      institution: bankConnections.institutionName,
+      connectionStatus: bankConnections.status,
+    })
+    .from(bankAccounts)
+    .innerJoin(bankConnections, eq(bankConnections.id, bankAccounts.connectionId))
+    .where(and(...conditions))
+    .orderBy(bankConnections.institutionName, bankAccounts.type, bankAccounts.name, bankAccounts.id);
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    officialName: r.officialName,
+    mask: r.mask,
+    type: r.type,
+    subtype: r.subtype,
+    currency: r.currency,
+    currentCents: r.current === null ? null : toCents(r.current),
+    availableCents: r.available === null ? null : toCents(r.available),
+    limitCents: r.limit === null ? null : toCents(r.limit),
+    isClosed: r.isClosed,
+    balanceAsOf: r.balanceAsOf,
+    connectionId: r.connectionId,
+    institution: r.institution,
+    connectionStatus: r.connectionStatus,
+  }));
+}
+
+export interface BalanceTotals {
+  assetsCents: number;
+  liabilitiesCents: number;
+  netWorthCents: number;
+  byType: Array<{ type: AccountType; cents: number; count: number }>;
+  currencies: string[];
+}
+
+/** Current balances summed in SQL by account type over open accounts (net worth now). */
+export async function getBalanceTotals(db: Database, userId: string): Promise<BalanceTotals> {
+  const rows = await db
+    .select({
+      type: bankAccounts.type,
+      cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
+      count: sql<string>`count(*)`,
+      currencies: sql<string[]>`array_agg(distinct ${bankAccounts.currency})`,
+    })
+    .from(bankAccounts)
+    .where(and(eq(bankAccounts.userId, userId), eq(bankAccounts.isClosed, false)))
+    .groupBy(bankAccounts.type)
+    .orderBy(bankAccounts.type);
+  let assetsCents = 0;
+  let liabilitiesCents = 0;
+  const currencies = new Set<string>();
+  const byType = rows.map((r) => {
+    const cents = toCents(r.cents);
+    if (isLiabilityType(r.type)) liabilitiesCents += cents;
+    else assetsCents += cents;
+    for (const c of r.currencies ?? []) currencies.add(c);
+    return { type: r.type, cents, count: toCents(r.count) };
+  });
+  return {
+    assetsCents,
+    liabilitiesCents,
+    netWorthCents: assetsCents - liabilitiesCents,
+    byType,
+    currencies: [...currencies],
+  };
+}
+
+export interface NetWorthPoint {
+  date: string;
+  assetsCents: number;
+  liabilitiesCents: number;
+}
+
+/** The first snapshot date of the user, or null when there is no history yet. */
+export async function getHistoryStart(db: Database, userId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ first: sql<string | null>`min(${balanceSnapshots.date})::text` })
+    .from(balanceSnapshots)
+    .where(eq(balanceSnapshots.userId, userId));
+  return row?.first ?? null;
+}
+
+/**
+ * Assets and liabilities at each date (latest snapshot per account on or before it). One query:
+ * the dates as a VALUES list, a lateral look-up on the snapshot primary key per account and date.
+ */
+export async function getNetWorthHistory(
+  db: Database,
+  userId: string,
+  dates: string[],
+): Promise<NetWorthPoint[]> {
+  if (dates.length === 0) return [];
+  const values = sql.join(
+    dates.map((d) => sql`(${d}::date)`),
+    sql`, `,
+  );
+  const result = await executeRows(
+    db,
+    sql`
+    select p.d::text as date,
+      coalesce(sum(s.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
+      coalesce(sum(s.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities
+    from (values ${values}) as p(d)
+    cross join ${bankAccounts} a
+    cross join lateral (
+      select ${balanceSnapshots.currentBalanceMinor} as bal
+      from ${balanceSnapshots}
+      where ${balanceSnapshots.accountId} = a.id and ${balanceSnapshots.date} <= p.d
+      order by ${balanceSnapshots.date} desc
+      limit 1
+    ) s
+    where a.user_id = ${userId}
+    group by p.d
+    order by p.d`,
+  );
+  const byDate = new Map<string, Record<string, unknown>>();
+  for (const row of result) byDate.set(text(row, "date"), row);
+  return dates.map((date) => {
+    const row = byDate.get(date);
+    return { date, assetsCents: toCents(row?.assets), liabilitiesCents: toCents(row?.liabilities) };
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * Upcoming bills and the projected cash balance.
+ *
+ * Rules:
+ * - Bills are active outflow recurring streams projected by their frequency from their next
+ *   date, plus card and loan due dates from the liabilities (minimum payment due). Streams in a
+ *   transfer-kind category (e.g. credit-card payments) are left out, since the card's due date
+ *   stands for them; a loan's due date is left out when a recurring `loan_payments` stream
+ *   already stands for loan payments.
+ * - Cash = the current balances of open depository accounts (SQL sum). The projection walks day
+ *   by day from today: recurring income into a depository account adds, bills paid from a
+ *   depository account and card/loan minimum payments subtract (charges on a card do not move
+ *   cash until the card is paid). The lowest point and its date are reported. It is an estimate.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import { bankAccounts } from "@/db/schema";
+import { categoryKind } from "./categories";
+import { listDebts } from "./liabilities";
+import { toCents } from "./money";
+import { addDays, type DateRange } from "./periods";
+import { listStreams, projectDates } from "./recurring";
+
+export interface Bill {
+  date: string;
+  name: string;
+  /** Negative: money out. */
+  amountCents: number;
+  kind: "recurring" | "credit_card" | "loan";
+  frequency: string | null;
+  account: string;
+  category: string | null;
+  /** True when paying it takes cash from a depository account. */
+  fromCash: boolean;
+}
+
+export interface UpcomingBills {
+  window: DateRange;
+  bills: Bill[];
+  income: Array<{ date: string; name: string; amountCents: number; account: string }>;
+  startingCashCents: number;
+  lowest: { cents: number; date: string };
+  endingCashCents: number;
+}
+
+/** Current cash: SQL sum of open depository balances. */
+export async function getCashCents(db: Database, userId: string): Promise<number> {
+  const [row] = await db
+    .select({ cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)` })
+    .from(bankAccounts)
+    .where(
+      and(
+        eq(bankAccounts.userId, userId),
+        eq(bankAccounts.type, "depository"),
+        eq(bankAccounts.isClosed, false),
+      ),
+    );
+  return toCents(row?.cents);
+}
+
+/** Bills and expected income from `today` through `today + daysAhead`, and the cash projection. */
+export async function getUpcomingBills(
+  db: Database,
+  userId: string,
+  today: string,
+  daysAhead: number,
+): Promise<UpcomingBills> {
+  const window = { start: today, end: addDays(today, daysAhead) };
+  const [streams, debts, startingCashCents] = await Promise.all([
+    listStreams(db, userId, { direction: "all", status: "active", today }),
+    listDebts(db, userId),
+    getCashCents(db, userId),
+  ]);
+  const bills: Bill[] = [];
+  const income: UpcomingBills["income"] = [];
+  let hasLoanStream = false;
+  for (const s of streams) {
+    const dates = projectDates(s, window.start, window.end);
+    if (s.direction === "inflow") {
+      if (s.accountType !== "depository") continue;
+      for (const date of dates)
+        income.push({ date, name: s.merchant, amountCents: s.lastCents, account: s.accountName });
+      continue;
+    }
+    if (categoryKind(s.category) === "transfer") continue;
+    if (s.category === "loan_payments") hasLoanStream = true;
+    for (const date of dates) {
+      bills.push({
+        date,
+        name: s.merchant,
+        amountCents: s.lastCents,
+        kind: "recurring",
+        frequency: s.frequency,
+        account: s.accountName,
+        category: s.category,
+        fromCash: s.accountType === "depository",
+      });
+    }
+  }
+  for (const d of debts) {
+    if (!d.nextPaymentDueDate || d.nextPaymentDueDate < window.start || d.nextPaymentDueDate > window.end)
+      continue;
+    if (d.kind !== "credit" && hasLoanStream) continue;
+    const due = d.minimumPaymentCents ?? 0;
+    bills.push({
+      date: d.nextPaymentDueDate,
+      name: `${d.name} payment due`,
+      amountCents: -due,
+      kind: d.kind === "credit" ? "credit_card" : "loan",
+      frequency: null,
+      account: d.name,
+      category: null,
+      fromCash: true,
+    });
+  }
+  bills.sort((a, b) => a.date.localeCompare(b.date) || a.amountCents - b.amountCents);
+  income.sort((a, b) => a.date.localeCompare(b.date));
+
+  // Walk the window day by day; within a day, income lands before bills (end-of-day balance).
+  const delta = new Map<string, number>();
+  for (const b of bills) if (b.fromCash) delta.set(b.date, (delta.get(b.date) ?? 0) + b.amountCents);
+  for (const i of income) delta.set(i.date, (delta.get(i.date) ?? 0) + i.amountCents);
+  let balance = startingCashCents;
+  let lowest = { cents: balance, date: today };
+  for (let date = window.start; date <= window.end; date = addDays(date, 1)) {
+    balance += delta.get(date) ?? 0;
+    if (balance < lowest.cents) lowest = { cents: balance, date };
+  }
+  return { window, bills, income, startingCashCents, lowest, endingCashCents: balance };
+}

@@ -1,0 +1,230 @@
+/**
+ * Periods and date ranges, read in the user's timezone.
+ *
+ * Transaction dates are calendar dates (the bank's posting date, no time of day), so a range is a
+ * pair of ISO dates `start..end`, inclusive of both ends, and "today" is the calendar date of
+ * `now` in the user's IANA zone (default UTC). Rules, each exactly that period:
+ * - `this_month`: the 1st of the current month .. today (month to date);
+ * - `last_month`: the whole previous calendar month;
+ * - `last_7_days` / `last_30_days` / `last_90_days`: the N days ending today (today counts as one);
+ * - `year_to_date`: 1 January .. today;
+ * - `last_12_months`: the 12 months ending today (same day a year ago + 1 .. today);
+ * - `last_year`: the whole previous calendar year.
+ *
+ * Calendar arithmetic is done on UTC midnights of the dates, which has no daylight-saving jumps.
+ */
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+
+export const PERIODS = [
+  "this_month",
+  "last_month",
+  "last_7_days",
+  "last_30_days",
+  "last_90_days",
+  "year_to_date",
+  "last_12_months",
+  "last_year",
+] as const;
+export type Period = (typeof PERIODS)[number];
+
+/** An inclusive range of calendar dates, `YYYY-MM-DD`. */
+export interface DateRange {
+  start: string;
+  end: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Today's calendar date (`YYYY-MM-DD`) in `timezone`; an unknown zone falls back to UTC. */
+export function todayIn(timezone: string, now: Date): string {
+  let zone = timezone || "UTC";
+  try {
+    new Intl.DateTimeFormat("en-CA", { timeZone: zone });
+  } catch {
+    zone = "UTC";
+  }
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).formatToParts(now);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+  return `${get("year")}-${get("month")}-${get("day")}`;
+}
+
+function toUtc(date: string): Date {
+  return new Date(`${date}T00:00:00Z`);
+}
+
+function fromUtc(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+/** `date` plus `days` (may be negative). */
+export function addDays(date: string, days: number): string {
+  return fromUtc(new Date(toUtc(date).getTime() + days * DAY_MS));
+}
+
+/** Whole days from `a` to `b` (b − a). */
+export function daysBetween(a: string, b: string): number {
+  return Math.round((toUtc(b).getTime() - toUtc(a).getTime()) / DAY_MS);
+}
+
+/** Last day of the month that `date` is in. */
+export function endOfMonth(date: string): string {
+  const d = toUtc(date);
+  return fromUtc(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)));
+}
+
+/** First day of the month that `date` is in. */
+export function startOfMonth(date: string): string {
+  return `${date.slice(0, 7)}-01`;
+}
+
+/**
+ * `date` moved by `months` calendar months, the day clamped to the target month's length
+ * (31 March − 1 month = 28/29 February).
+ */
+export function addMonths(date: string, months: number): string {
+  const d = toUtc(date);
+  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
+  return fromUtc(target);
+}
+
+/** True when `value` is a real calendar date written `YYYY-MM-DD`. */
+export function isIsoDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const d = toUtc(value);
+  return !Number.isNaN(d.getTime()) && fromUtc(d) === value;
+}
+
+/** The inclusive date range of a named period, in `timezone`, as seen at `now`. */
+export function resolvePeriod(period: Period, timezone: string, now: Date): DateRange {
+  const today = todayIn(timezone, now);
+  switch (period) {
+    case "this_month":
+      return { start: startOfMonth(today), end: today };
+    case "last_month": {
+      const start = addMonths(startOfMonth(today), -1);
+      return { start, end: endOfMonth(start) };
+    }
+    case "last_7_days":
+      return { start: addDays(today, -6), end: today };
+    case "last_30_days":
+      return { start: addDays(today, -29), end: today };
+    case "last_90_days":
+      return { start: addDays(today, -89), end: today };
+    case "year_to_date":
+      return { start: `${today.slice(0, 4)}-01-01`, end: today };
+    case "last_12_months":
+      return { start: addDays(addMonths(today, -12), 1), end: today };
+    case "last_year": {
+      const year = Number(today.slice(0, 4)) - 1;
+      return { start: `${year}-01-01`, end: `${year}-12-31` };
+    }
+  }
+}
+
+/**
+ * The period just before `range`, for comparisons:
+ * - `this_month` (1st .. today) → the previous month's 1st .. the same day (clamped);
+ * - `year_to_date` → the same span of the previous year;
+ * - a range of whole calendar months (from a 1st to a month end) → the same number of months before;
+ * - anything else → the same number of days immediately before.
+ */
+export function previousRange(range: DateRange, period?: Period): DateRange {
+  if (period === "this_month") {
+    return { start: addMonths(range.start, -1), end: addMonths(range.end, -1) };
+  }
+  if (period === "year_to_date" || period === "last_year") {
+    return { start: addMonths(range.start, -12), end: addMonths(range.end, -12) };
+  }
+  if (range.start === startOfMonth(range.start) && range.end === endOfMonth(range.end)) {
+    const months =
+      (Number(range.end.slice(0, 4)) - Number(range.start.slice(0, 4))) * 12 +
+      (Number(range.end.slice(5, 7)) - Number(range.start.slice(5, 7))) +
+      1;
+    const start = addMonths(range.start, -months);
+    return { start, end: endOfMonth(addMonths(start, months - 1)) };
+  }
+  const length = daysBetween(range.start, range.end) + 1;
+  return { start: addDays(range.start, -length), end: addDays(range.start, -1) };
+}
+
+// ───────────────────────────── tool arguments ─────────────────────────────
+
+const isoDateSchema = z
+  .string()
+  .refine(isIsoDate, { message: "must be a calendar date written YYYY-MM-DD, e.g. 2025-01-31" });
+
+/**
+ * The date arguments shared by tools: `period`, or `start_date`/`end_date`. Spread into a tool's
+ * input object; `resolveDateArgs` turns them into a range.
+ */
+export function dateArgsShape(defaultPeriod: Period | undefined) {
+  const defaultText = defaultPeriod
+    ? `Default ${defaultPeriod} when no dates are given.`
+    : "Default: all history.";
+  return {
+    period: z
+      .enum(PERIODS)
+      .optional()
+      .describe(
+        `Named period in the user's timezone, inclusive of both ends: ${PERIODS.join(", ")}. this_month and year_to_date run to today. Do not combine with start_date/end_date. ${defaultText}`,
+      ),
+    start_date: isoDateSchema
+      .optional()
+      .describe(
+        "First day to include (YYYY-MM-DD). Use with end_date instead of period; alone it runs to today.",
+      ),
+    end_date: isoDateSchema
+      .optional()
+      .describe("Last day to include (YYYY-MM-DD), inclusive. Requires start_date."),
+  };
+}
+
+export interface DateArgs {
+  period?: Period | undefined;
+  start_date?: string | undefined;
+  end_date?: string | undefined;
+}
+
+/**
+ * The range the caller asked for. Throws `invalid_input` naming the argument when the dates do
+ * not make a range. Returns null when no dates were given and there is no default (all history).
+ */
+export function resolveDateArgs(
+  args: DateArgs,
+  ctx: { timezone: string; now: Date },
+  defaultPeriod: Period | undefined,
+): { range: DateRange | null; period: Period | undefined } {
+  const hasDates = args.start_date !== undefined || args.end_date !== undefined;
+  if (args.period && hasDates) {
+    throw new AppError("invalid_input", "Give either period or start_date/end_date, not both.", {
+      argument: "period",
+    });
+  }
+  if (args.period) return { range: resolvePeriod(args.period, ctx.timezone, ctx.now), period: args.period };
+  if (hasDates) {
+    if (!args.start_date) {
+      throw new AppError("invalid_input", "start_date is required when end_date is given (YYYY-MM-DD).", {
+        argument: "start_date",
+      });
+    }
+    const end = args.end_date ?? todayIn(ctx.timezone, ctx.now);
+    if (args.start_date > end) {
+      throw new AppError(
+        "invalid_input",
+        `start_date (${args.start_date}) must be on or before end_date (${end}).`,
+        { argument: "start_date" },
+      );
+    }
+    return { range: { start: args.start_date, end }, period: undefined };
+  }
+  if (!defaultPeriod) return { range: null, period: undefined };
+  return { range: resolvePeriod(defaultPeriod, ctx.timezone, ctx.now), period: defaultPeriod };
+}

@@ -1,0 +1,203 @@
+/**
+ * Recurring charges and income (the provider's recurring streams, stored by sync) and their
+ * projection into the future.
+ *
+ * Rules:
+ * - Amounts are signed like transactions: an outflow stream's amounts are negative.
+ * - Monthly and yearly equivalents use each stream's LAST amount (its current price):
+ *   yearly = last × occurrences per year (weekly 52, biweekly 26, semi-monthly 24, monthly 12,
+ *   quarterly 4, annually 1), exact in cents; monthly = yearly / 12 rounded to the cent
+ *   (half away from zero), per stream; totals are the sums of the per-stream figures.
+ * - Price changes are read from the stream's own stored charges: the latest change is where the
+ *   amount last differed from the current one; `price_changed` when that happened within the
+ *   last 12 months (`previous_amount` = the amount before, `price_changed_on` = first new charge).
+ */
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import type { RecurringStream } from "@/db/schema";
+import { bankAccounts, recurringStreams, transactions } from "@/db/schema";
+import { toCents } from "./money";
+import { addDays, addMonths } from "./periods";
+import { executeRows, text } from "./sql";
+
+export type Frequency = RecurringStream["frequency"];
+
+export const OCCURRENCES_PER_YEAR: Record<Frequency, number> = {
+  weekly: 52,
+  biweekly: 26,
+  semi_monthly: 24,
+  monthly: 12,
+  quarterly: 4,
+  annually: 1,
+};
+
+/** Half away from zero, on integers. */
+function roundDiv(numerator: number, denominator: number): number {
+  const q = Math.round(Math.abs(numerator) / denominator);
+  return numerator < 0 ? -q : q;
+}
+
+/** Yearly and monthly equivalents in cents of one occurrence of `cents` at `frequency`. */
+export function equivalents(
+  cents: number,
+  frequency: Frequency,
+): { yearlyCents: number; monthlyCents: number } {
+  const yearlyCents = cents * OCCURRENCES_PER_YEAR[frequency];
+  return { yearlyCents, monthlyCents: roundDiv(yearlyCents, 12) };
+}
+
+/** The date after `date` for a stream of this frequency. */
+export function nextOccurrence(date: string, frequency: Frequency): string {
+  switch (frequency) {
+    case "weekly":
+      return addDays(date, 7);
+    case "biweekly":
+      return addDays(date, 14);
+    case "semi_monthly": {
+      // Twice a month, about 15 days apart (1st/16th, 15th/30th …).
+      const day = Number(date.slice(8, 10));
+      if (day <= 15) return addDays(date, 15);
+      const nextMonth = addMonths(`${date.slice(0, 7)}-01`, 1);
+      return addDays(nextMonth, day - 16);
+    }
+    case "monthly":
+      return addMonths(date, 1);
+    case "quarterly":
+      return addMonths(date, 3);
+    case "annually":
+      return addMonths(date, 12);
+  }
+}
+
+export interface StreamRow {
+  id: string;
+  merchant: string;
+  description: string | null;
+  category: string;
+  direction: "inflow" | "outflow";
+  frequency: Frequency;
+  /** Signed cents (outflow negative). */
+  averageCents: number;
+  lastCents: number;
+  /** The amount before the latest price change, when the stream's charges show one. */
+  previousCents: number | null;
+  /** First charge at the current amount after a change (its date and our id). */
+  priceChangedOn: string | null;
+  priceChangeTransactionId: string | null;
+  /** True when the latest price change happened within the year before `today`. */
+  priceChanged: boolean;
+  firstDate: string;
+  lastDate: string;
+  nextDate: string | null;
+  isActive: boolean;
+  accountId: string;
+  accountName: string;
+  accountType: string;
+}
+
+interface Charge {
+  id: string;
+  date: string;
+  cents: number;
+}
+
+/**
+ * The latest price change in a stream's charges (newest first): the first older charge whose
+ * amount differs from the newest one, and the charge where the current amount began.
+ */
+export function latestPriceChange(newestFirst: Charge[]): { previous: number; since: Charge } | null {
+  const [last] = newestFirst;
+  if (!last) return null;
+  for (let i = 1; i < newestFirst.length; i++) {
+    const older = newestFirst[i];
+    const since = newestFirst[i - 1];
+    if (older && since && older.cents !== last.cents) return { previous: older.cents, since };
+  }
+  return null;
+}
+
+/** The user's recurring streams, with their latest price change (read from their charges). */
+export async function listStreams(
+  db: Database,
+  userId: string,
+  options: { direction: "inflow" | "outflow" | "all"; status: "active" | "inactive" | "all"; today: string },
+): Promise<StreamRow[]> {
+  const conditions: SQL[] = [eq(recurringStreams.userId, userId)];
+  if (options.direction !== "all") conditions.push(eq(recurringStreams.direction, options.direction));
+  if (options.status !== "all") conditions.push(eq(recurringStreams.isActive, options.status === "active"));
+  const streams = await db
+    .select({
+      stream: recurringStreams,
+      accountName: bankAccounts.name,
+      accountType: bankAccounts.type,
+    })
+    .from(recurringStreams)
+    .innerJoin(bankAccounts, eq(bankAccounts.id, recurringStreams.accountId))
+    .where(and(...conditions))
+    .orderBy(recurringStreams.merchantName, recurringStreams.id);
+  if (streams.length === 0) return [];
+
+  // Each stream's posted charges, found through the provider ids it lists, newest first.
+  const rows = await executeRows(
+    db,
+    sql`
+    select s.id, t.id as tid, t.date::text as tdate, abs(t.amount_minor)::text as amount
+    from ${recurringStreams} s
+    cross join lateral jsonb_array_elements_text(s.transaction_ids) as x(pid)
+    join ${transactions} t on t.account_id = s.account_id and t.provider_transaction_id = x.pid
+    where s.user_id = ${userId} and t.user_id = ${userId} and not t.pending
+    order by s.id, t.date desc, t.id desc`,
+  );
+  const charges = new Map<string, Charge[]>();
+  for (const row of rows) {
+    const id = text(row, "id");
+    const list = charges.get(id) ?? [];
+    list.push({ id: text(row, "tid"), date: text(row, "tdate"), cents: toCents(row.amount) });
+    charges.set(id, list);
+  }
+  const yearAgo = addMonths(options.today, -12);
+
+  return streams.map(({ stream: s, accountName, accountType }) => {
+    const sign = s.direction === "outflow" ? -1 : 1;
+    const change = latestPriceChange(charges.get(s.id) ?? []);
+    return {
+      id: s.id,
+      merchant: s.merchantName,
+      description: s.description,
+      category: s.category,
+      direction: s.direction,
+      frequency: s.frequency,
+      averageCents: sign * toCents(s.averageAmountMinor),
+      lastCents: sign * toCents(s.lastAmountMinor),
+      previousCents: change ? sign * change.previous : null,
+      priceChangedOn: change?.since.date ?? null,
+      priceChangeTransactionId: change?.since.id ?? null,
+      priceChanged: change !== null && change.since.date > yearAgo,
+      firstDate: s.firstDate,
+      lastDate: s.lastDate,
+      nextDate: s.predictedNextDate ?? (s.isActive ? nextOccurrence(s.lastDate, s.frequency) : null),
+      isActive: s.isActive,
+      accountId: s.accountId,
+      accountName,
+      accountType,
+    };
+  });
+}
+
+/**
+ * Dates a stream is expected on within `from..to` (inclusive): starting at its next date
+ * (rolled forward past `from` when the provider's prediction is stale), then by its frequency.
+ */
+export function projectDates(
+  stream: Pick<StreamRow, "nextDate" | "lastDate" | "frequency">,
+  from: string,
+  to: string,
+): string[] {
+  let date = stream.nextDate ?? nextOccurrence(stream.lastDate, stream.frequency);
+  const dates: string[] = [];
+  for (let guard = 0; guard < 1000 && date <= to; guard++) {
+    if (date >= from) dates.push(date);
+    date = nextOccurrence(date, stream.frequency);
+  }
+  return dates;
+}

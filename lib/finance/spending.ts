@@ -1,0 +1,185 @@
+/**
+ * Spending breakdowns and cash flow, computed in SQL over the whole range with the counting rules
+ * of lib/finance/rules.ts (transfers excluded; income = SUM over income categories; spending =
+ * −SUM over spending categories, so refunds lower their category; pending rows count until they
+ * post, then only the posted row counts).
+ */
+import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import { bankAccounts, transactions } from "@/db/schema";
+import { categoryLabel } from "./categories";
+import { toCents } from "./money";
+import { addDays, addMonths, type DateRange, endOfMonth, startOfMonth } from "./periods";
+import { countedForTotals, incomeSum, isIncome, isSpending, spendingSum } from "./rules";
+
+export const SPENDING_GROUPS = ["category", "merchant", "account", "month"] as const;
+export type SpendingGroup = (typeof SPENDING_GROUPS)[number];
+
+function rangeConditions(userId: string, range: DateRange, accountIds?: string[]): SQL[] {
+  const conditions: SQL[] = [
+    eq(transactions.userId, userId),
+    gte(transactions.date, range.start),
+    lte(transactions.date, range.end),
+    countedForTotals(),
+  ];
+  if (accountIds && accountIds.length > 0) conditions.push(inArray(transactions.accountId, accountIds));
+  return conditions;
+}
+
+/** Income and spending in cents over a range (rule 2 of rules.ts). */
+export async function getIncomeAndSpending(
+  db: Database,
+  userId: string,
+  range: DateRange,
+  accountIds?: string[],
+): Promise<{ incomeCents: number; spendingCents: number }> {
+  const [row] = await db
+    .select({ income: incomeSum(), spending: spendingSum() })
+    .from(transactions)
+    .where(and(...rangeConditions(userId, range, accountIds)));
+  return { incomeCents: toCents(row?.income), spendingCents: toCents(row?.spending) };
+}
+
+export interface SpendingGroupRow {
+  key: string;
+  label: string;
+  /** Spending in cents (positive = money spent; refunds lower it). */
+  cents: number;
+  count: number;
+}
+
+/**
+ * Spending per group over a range, largest first, every group (callers cut the top N); the
+ * total is over all groups.
+ */
+export async function getSpendingByGroup(
+  db: Database,
+  userId: string,
+  range: DateRange,
+  groupBy: SpendingGroup,
+  accountIds?: string[],
+): Promise<{ groups: SpendingGroupRow[]; totalCents: number }> {
+  const key: SQL<string> =
+    groupBy === "category"
+      ? sql<string>`${transactions.category}`
+      : groupBy === "merchant"
+        ? sql<string>`coalesce(${transactions.merchantName}, ${transactions.name})`
+        : groupBy === "account"
+          ? sql<string>`${transactions.accountId}`
+          : sql<string>`to_char(${transactions.date}, 'YYYY-MM')`;
+  const rows = await db
+    .select({
+      key,
+      accountName: sql<string>`min(${bankAccounts.name})`,
+      spending: sql<string>`-sum(${transactions.amountMinor})`,
+      count: sql<string>`count(*)`,
+      total: sql<string>`sum(-sum(${transactions.amountMinor})) over ()`,
+    })
+    .from(transactions)
+    .innerJoin(bankAccounts, eq(bankAccounts.id, transactions.accountId))
+    .where(and(...rangeConditions(userId, range, accountIds), isSpending()))
+    .groupBy(key)
+    .orderBy(sql`3 desc`, key);
+  const groups = rows.map((r) => ({
+    key: r.key,
+    label: groupBy === "category" ? categoryLabel(r.key) : groupBy === "account" ? r.accountName : r.key,
+    cents: toCents(r.spending),
+    count: toCents(r.count),
+  }));
+  return { groups, totalCents: toCents(rows[0]?.total) };
+}
+
+export const CASH_FLOW_INTERVALS = ["month", "week"] as const;
+export type CashFlowInterval = (typeof CASH_FLOW_INTERVALS)[number];
+
+export interface CashFlowBucket {
+  /** First and last day of the bucket, clamped to the range. */
+  start: string;
+  end: string;
+  label: string;
+  incomeCents: number;
+  spendingCents: number;
+}
+
+/** Monday of the ISO week `date` is in. */
+function startOfWeek(date: string): string {
+  const day = new Date(`${date}T00:00:00Z`).getUTCDay(); // 0 = Sunday
+  return addDays(date, -((day + 6) % 7));
+}
+
+/** Every bucket of the range in order, including empty ones. */
+export function bucketsOf(
+  range: DateRange,
+  interval: CashFlowInterval,
+): Array<{ start: string; end: string; key: string }> {
+  const buckets: Array<{ start: string; end: string; key: string }> = [];
+  let cursor = interval === "month" ? startOfMonth(range.start) : startOfWeek(range.start);
+  while (cursor <= range.end) {
+    const next = interval === "month" ? addMonths(cursor, 1) : addDays(cursor, 7);
+    const last = interval === "month" ? endOfMonth(cursor) : addDays(cursor, 6);
+    buckets.push({
+      key: interval === "month" ? cursor.slice(0, 7) : cursor,
+      // ISO dates compare as strings; clamp the bucket to the range.
+      start: [cursor, range.start].sort()[1] ?? cursor,
+      end: [last, range.end].sort()[0] ?? last,
+    });
+    cursor = next;
+  }
+  return buckets;
+}
+
+/** Income and spending per month or week over the range, plus the top income sources. */
+export async function getCashFlow(
+  db: Database,
+  userId: string,
+  range: DateRange,
+  interval: CashFlowInterval,
+  accountIds?: string[],
+): Promise<{
+  buckets: CashFlowBucket[];
+  incomeCents: number;
+  spendingCents: number;
+  topIncomeSources: Array<{ source: string; cents: number; count: number }>;
+}> {
+  const key: SQL<string> =
+    interval === "month"
+      ? sql<string>`to_char(${transactions.date}, 'YYYY-MM')`
+      : sql<string>`to_char(date_trunc('week', ${transactions.date}::timestamp), 'YYYY-MM-DD')`;
+  const where = and(...rangeConditions(userId, range, accountIds));
+  const source = sql<string>`coalesce(${transactions.merchantName}, ${transactions.name})`;
+  const [rows, sources] = await Promise.all([
+    db
+      .select({ key, income: incomeSum(), spending: spendingSum() })
+      .from(transactions)
+      .where(where)
+      .groupBy(key),
+    db
+      .select({ source, income: sql<string>`sum(${transactions.amountMinor})`, count: sql<string>`count(*)` })
+      .from(transactions)
+      .where(and(where, isIncome()))
+      .groupBy(source)
+      .orderBy(sql`2 desc`)
+      .limit(5),
+  ]);
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  let incomeCents = 0;
+  let spendingCents = 0;
+  const buckets = bucketsOf(range, interval).map((b) => {
+    const row = byKey.get(b.key);
+    const income = toCents(row?.income);
+    const spending = toCents(row?.spending);
+    incomeCents += income;
+    spendingCents += spending;
+    return { start: b.start, end: b.end, label: b.key, incomeCents: income, spendingCents: spending };
+  });
+  return {
+    buckets,
+    incomeCents,
+    spendingCents,
+    topIncomeSources: sources.map((s) => ({
+      source: s.source,
+      cents: toCents(s.income),
+      count: toCents(s.count),
+    })),
+  };
+}

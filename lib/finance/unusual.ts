@@ -1,0 +1,233 @@
+/**
+ * Unusual activity: transactions worth a second look, each with the reason and what is typical.
+ * Transfers between own accounts are never findings. Kinds and their rules:
+ * - `large`: money out at least 3× the median outflow of the same category over the 365 days
+ *   before the range (at least 5 such outflows), and at least 100.00;
+ * - `duplicate`: the same amount at the same merchant on the same account within one day of an
+ *   earlier charge (the pending and posted versions of one charge are not duplicates);
+ * - `new_merchant`: the first charge at a merchant never seen before the range;
+ * - `fees`: bank fees and interest charged;
+ * - `price_increase`: a recurring charge whose price went up inside the range (the first charge at
+ *   the higher price is in the range; typical = the old price).
+ * Each kind's count is over all its matches; the list is cut to `limit`.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import { toCents } from "./money";
+import { addDays, type DateRange } from "./periods";
+import { listStreams } from "./recurring";
+import { executeRows, text } from "./sql";
+
+export const UNUSUAL_KINDS = ["duplicate", "large", "fees", "price_increase", "new_merchant"] as const;
+export type UnusualKind = (typeof UNUSUAL_KINDS)[number];
+
+export interface Finding {
+  kind: UnusualKind;
+  reason: string;
+  transaction: {
+    id: string | null;
+    date: string;
+    amountCents: number;
+    merchant: string;
+    category: string;
+    account: string;
+  };
+  typicalCents: number | null;
+}
+
+interface RawRow {
+  id: string;
+  date: string;
+  amount: unknown;
+  merchant: string;
+  category: string;
+  account: string;
+  typical: unknown;
+  total: unknown;
+}
+
+const SELECT_TXN = sql.raw(
+  `t.id, t.date::text as date, t.amount_minor::text as amount, coalesce(t.merchant_name, t.name) as merchant,
+   t.category, a.name as account`,
+);
+
+function money(cents: number): string {
+  return (cents / 100).toFixed(2);
+}
+
+async function rows(db: Database, query: SQL): Promise<RawRow[]> {
+  return (await executeRows(db, query)).map((r) => ({
+    id: text(r, "id"),
+    date: text(r, "date"),
+    amount: r.amount,
+    merchant: text(r, "merchant"),
+    category: text(r, "category"),
+    account: text(r, "account"),
+    typical: r.typical,
+    total: r.total,
+  }));
+}
+
+/** Findings of the asked kinds in the range, with per-kind counts over all matches. */
+export async function findUnusualActivity(
+  db: Database,
+  userId: string,
+  range: DateRange,
+  kinds: readonly UnusualKind[],
+  limit: number,
+): Promise<{ findings: Finding[]; counts: Partial<Record<UnusualKind, number>> }> {
+  const want = new Set(kinds);
+  const base = sql`t.user_id = ${userId} and t.date between ${range.start}::date and ${range.end}::date and not t.is_transfer`;
+  const historyStart = addDays(range.start, -365);
+
+  const tasks: Array<Promise<{ kind: UnusualKind; rows: RawRow[] }>> = [];
+  if (want.has("large")) {
+    tasks.push(
+      rows(
+        db,
+        sql`with hist as (
+          select h.category, percentile_cont(0.5) within group (order by -h.amount_minor) as typical, count(*) as n
+          from transactions h
+          where h.user_id = ${userId} and h.date >= ${historyStart}::date and h.date < ${range.start}::date
+            and h.amount_minor < 0 and not h.is_transfer
+          group by h.category
+        )
+        select ${SELECT_TXN}, round(hist.typical)::bigint::text as typical, count(*) over () as total
+        from transactions t
+        join bank_accounts a on a.id = t.account_id
+        join hist on hist.category = t.category
+        where ${base} and t.amount_minor < 0 and hist.n >= 5
+          and -t.amount_minor >= greatest(3 * hist.typical, 10000)
+        order by t.amount_minor asc, t.id
+        limit ${limit}`,
+      ).then((r) => ({ kind: "large" as const, rows: r })),
+    );
+  }
+  if (want.has("duplicate")) {
+    tasks.push(
+      rows(
+        db,
+        sql`select ${SELECT_TXN}, (-t.amount_minor)::text as typical, count(*) over () as total
+        from transactions t
+        join bank_accounts a on a.id = t.account_id
+        where ${base} and t.amount_minor < 0 and exists (
+          select 1 from transactions o
+          where o.account_id = t.account_id and o.user_id = t.user_id and o.id <> t.id
+            and o.amount_minor = t.amount_minor
+            and coalesce(o.merchant_name, o.name) = coalesce(t.merchant_name, t.name)
+            and o.date between t.date - 1 and t.date
+            and o.date between ${range.start}::date - 1 and ${range.end}::date
+            and (o.date < t.date or o.id < t.id)
+            and not o.is_transfer
+            and o.provider_transaction_id is distinct from t.pending_transaction_id
+            and o.pending_transaction_id is distinct from t.provider_transaction_id
+        )
+        order by t.date desc, t.id
+        limit ${limit}`,
+      ).then((r) => ({ kind: "duplicate" as const, rows: r })),
+    );
+  }
+  if (want.has("new_merchant")) {
+    tasks.push(
+      rows(
+        db,
+        sql`select *, count(*) over () as total from (
+          select distinct on (lower(coalesce(t.merchant_name, t.name))) ${SELECT_TXN}, null::text as typical
+          from transactions t
+          join bank_accounts a on a.id = t.account_id
+          where ${base} and t.amount_minor < 0 and not exists (
+            select 1 from transactions e
+            where e.user_id = t.user_id
+              and lower(coalesce(e.merchant_name, e.name)) = lower(coalesce(t.merchant_name, t.name))
+              and e.date < ${range.start}::date
+          )
+          order by lower(coalesce(t.merchant_name, t.name)), t.date, t.id
+        ) firsts
+        order by date desc, id
+        limit ${limit}`,
+      ).then((r) => ({ kind: "new_merchant" as const, rows: r })),
+    );
+  }
+  if (want.has("fees")) {
+    tasks.push(
+      rows(
+        db,
+        sql`select ${SELECT_TXN}, null::text as typical, count(*) over () as total
+        from transactions t
+        join bank_accounts a on a.id = t.account_id
+        where ${base} and t.category in ('fees', 'interest_charged') and t.amount_minor < 0
+        order by t.date desc, t.id
+        limit ${limit}`,
+      ).then((r) => ({ kind: "fees" as const, rows: r })),
+    );
+  }
+
+  const findings: Finding[] = [];
+  const counts: Partial<Record<UnusualKind, number>> = {};
+  for (const { kind, rows: found } of await Promise.all(tasks)) {
+    counts[kind] = found.length > 0 ? toCents(found[0]?.total) : 0;
+    for (const r of found) {
+      const amountCents = toCents(r.amount);
+      const typicalCents = r.typical === null || r.typical === undefined ? null : toCents(r.typical);
+      const reason =
+        kind === "large"
+          ? `${money(-amountCents)} is more than 3× the typical ${r.category} charge of ${money(typicalCents ?? 0)}.`
+          : kind === "duplicate"
+            ? `Same amount at the same merchant on the same account within a day of another charge: possibly charged twice.`
+            : kind === "new_merchant"
+              ? "First charge at this merchant."
+              : r.category === "interest_charged"
+                ? "Interest charged."
+                : "Bank fee.";
+      findings.push({
+        kind,
+        reason,
+        transaction: {
+          id: r.id,
+          date: r.date,
+          amountCents,
+          merchant: r.merchant,
+          category: r.category,
+          account: r.account,
+        },
+        // Typical amounts carry the transaction's sign (money out negative).
+        typicalCents: kind === "large" && typicalCents !== null ? -typicalCents : null,
+      });
+    }
+  }
+
+  if (want.has("price_increase")) {
+    const streams = await listStreams(db, userId, { direction: "outflow", status: "all", today: range.end });
+    let count = 0;
+    for (const s of streams) {
+      const since = s.priceChangedOn;
+      if (s.previousCents === null || !since || since < range.start || since > range.end) continue;
+      // Outflow amounts are negative: a higher price is a more negative amount.
+      if (s.lastCents >= s.previousCents) continue;
+      count++;
+      findings.push({
+        kind: "price_increase",
+        reason: `${s.merchant} went from ${money(-s.previousCents)} to ${money(-s.lastCents)} per charge.`,
+        transaction: {
+          id: s.priceChangeTransactionId,
+          date: since,
+          amountCents: s.lastCents,
+          merchant: s.merchant,
+          category: s.category,
+          account: s.accountName,
+        },
+        typicalCents: s.previousCents,
+      });
+    }
+    counts.price_increase = count;
+  }
+
+  const order = new Map(UNUSUAL_KINDS.map((k, i) => [k, i]));
+  findings.sort(
+    (a, b) =>
+      (order.get(a.kind) ?? 0) - (order.get(b.kind) ?? 0) ||
+      b.transaction.date.localeCompare(a.transaction.date) ||
+      a.transaction.amountCents - b.transaction.amountCents,
+  );
+  return { findings: findings.slice(0, limit), counts };
+}

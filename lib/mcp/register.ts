@@ -1,0 +1,258 @@
+/**
+ * `registerTools` turns the tool definitions (data plus one `run` function, lib/mcp/tools/) into
+ * MCP tools. It is the one place that adds, for all of them:
+ * - the listing: title, description, input schema, output schema (the envelope around the
+ *   tool's data) and `readOnlyHint: true`;
+ * - argument validation with a message that names the argument and what it accepts;
+ * - the access gate (lib/access.ts): `setup_required` without running the tool when the
+ *   subscription is not active; `NO_CONNECTIONS` and `REAUTH_REQUIRED` warnings otherwise;
+ * - the envelope `{ status, data, warnings, as_of, page }`, as structuredContent and as text;
+ * - error mapping: `AppError("invalid_input")` → its message; anything else → a generic sentence
+ *   (details go to the server log, never to the client);
+ * - timing and the activity log (one `tool_calls` row per call).
+ * https://modelcontextprotocol.io/specification/2025-06-18/server/tools#structured-content
+ */
+import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { eq } from "drizzle-orm";
+import type { z } from "zod";
+import type { Database } from "@/db";
+import { users } from "@/db/schema";
+import { type AccessState, getAccess } from "@/lib/access";
+import { recordToolCall, type ToolCallStatus } from "@/lib/activity";
+import { isAppError } from "@/lib/errors";
+import type { McpCredential } from "./auth";
+import type { ToolContext, ToolDefinition } from "./define-tool";
+import { envelopeSchema, type Warning } from "./envelope";
+
+/** What a registered tool needs to know about the caller; fixed for one request. */
+export interface ToolAuthContext {
+  db: Database;
+  credential: McpCredential;
+  /** The clock of the request (tests pin it). Default: a fresh `new Date()` per call. */
+  now?: () => Date;
+}
+
+type Envelope = z.infer<ReturnType<typeof envelopeSchema>>;
+
+/**
+ * The tool's schema as the SDK should list it, with validation left to `registerTools`: the SDK
+ * would reject bad arguments before our handler runs, so the call would be missing from the
+ * activity log and its message would be the SDK's. The JSON Schema is the zod schema's own.
+ */
+function listedSchema(schema: z.ZodObject): StandardSchemaWithJSON<Record<string, unknown>> {
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "ledgerlink",
+      validate: (value: unknown) => ({ value: (value ?? {}) as Record<string, unknown> }),
+      jsonSchema: schema["~standard"].jsonSchema,
+    },
+  };
+}
+
+const quote = (values: readonly unknown[]) =>
+  values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ");
+
+/** One sentence per zod issue, each naming the argument and what it accepts. */
+export function describeArgumentIssues(
+  toolName: string,
+  issues: readonly z.core.$ZodIssue[],
+  args: unknown,
+): string {
+  const present = (path: readonly PropertyKey[]) => {
+    let node: unknown = args;
+    for (const key of path) {
+      if (node === null || typeof node !== "object" || !Object.hasOwn(node, key)) return false;
+      node = (node as Record<PropertyKey, unknown>)[key];
+    }
+    return node !== undefined;
+  };
+  const sentences = issues.map((issue) => {
+    const name = issue.path.length > 0 ? issue.path.map(String).join(".") : "arguments";
+    switch (issue.code) {
+      case "invalid_value":
+        return `Argument "${name}" must be one of: ${quote(issue.values)}.`;
+      case "invalid_type":
+        return !present(issue.path)
+          ? `Argument "${name}" is required (${issue.expected}).`
+          : `Argument "${name}" must be ${issue.expected === "array" ? "an array" : `a ${issue.expected}`}.`;
+      case "too_big":
+        return `Argument "${name}" must be at most ${String(issue.maximum)}${issue.origin === "array" || issue.origin === "string" ? ` ${issue.origin === "array" ? "items" : "characters"}` : ""}.`;
+      case "too_small":
+        return `Argument "${name}" must be at least ${String(issue.minimum)}${issue.origin === "array" || issue.origin === "string" ? ` ${issue.origin === "array" ? "items" : "characters"}` : ""}.`;
+      case "unrecognized_keys":
+        return `Unknown argument${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}.`;
+      case "invalid_format":
+        return `Argument "${name}" must be ${issue.format === "date" ? "an ISO date (YYYY-MM-DD)" : `in ${issue.format} format`}.`;
+      default:
+        return `Argument "${name}": ${issue.message}.`;
+    }
+  });
+  return `Invalid arguments for ${toolName}. ${sentences.join(" ")}`;
+}
+
+/** The sentence a `setup_required` answer carries, per subscription state. */
+export function setupMessage(access: AccessState): string {
+  const where = access.links.billing;
+  switch (access.subscription) {
+    case "canceled":
+      return `Your Ledgerlink subscription was canceled. Resubscribe at ${where} to read your bank data again.`;
+    case "past_due":
+      return `Your Ledgerlink subscription payment is past due. Update your payment method at ${where} to read your bank data again.`;
+    default:
+      return `Your Ledgerlink subscription has not started yet. Subscribe at ${where} to let your assistant read your bank data.`;
+  }
+}
+
+/** Warnings the gate adds to every `ok` answer: no bank linked, or banks needing re-authorization. */
+export function accessWarnings(access: AccessState): Warning[] {
+  if (!access.hasConnections) {
+    return [
+      {
+        code: "NO_CONNECTIONS",
+        message: `No bank is linked to this Ledgerlink account yet, so there is no data. Link a bank at ${access.links.banks}.`,
+        action_url: access.links.banks,
+      },
+    ];
+  }
+  return access.needsReauth.map((c) => ({
+    code: "REAUTH_REQUIRED",
+    message: `${c.institutionName} needs you to sign in again${
+      c.lastSyncedAt ? `; its data is as of ${c.lastSyncedAt.toISOString()}` : ""
+    }. Reconnect it at ${access.links.reconnect(c.id)}.`,
+    institution: c.institutionName,
+    connection_id: c.id,
+    action_url: access.links.reconnect(c.id),
+  }));
+}
+
+/** ISO time of the oldest last successful sync among live connections (what the data rests on). */
+export function oldestSync(access: AccessState): string | undefined {
+  let oldest: Date | undefined;
+  for (const c of access.connections) {
+    if (c.status === "disconnected" || !c.lastSyncedAt) continue;
+    if (!oldest || c.lastSyncedAt < oldest) oldest = c.lastSyncedAt;
+  }
+  return oldest?.toISOString();
+}
+
+function resultOf(envelope: Envelope): CallToolResult {
+  return {
+    structuredContent: envelope,
+    content: [{ type: "text", text: JSON.stringify(envelope) }],
+  };
+}
+
+function errorResult(message: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: message }] };
+}
+
+const GENERIC_FAILURE =
+  "The tool failed on our side. Please try again in a moment; if it keeps failing, check the connection status with get_connection_status.";
+
+async function timezoneOf(db: Database, userId: string): Promise<string> {
+  const [row] = await db
+    .select({ timezone: users.timezone })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  return row?.timezone ?? "UTC";
+}
+
+/**
+ * Registers every tool definition on `server` for the caller in `auth`. Call once per request
+ * (the MCP handler builds a fresh server per request).
+ */
+export function registerTools(
+  server: McpServer,
+  tools: readonly ToolDefinition[],
+  auth: ToolAuthContext,
+): void {
+  const { db, credential } = auth;
+  for (const tool of tools) {
+    const outputSchema = envelopeSchema(tool.data);
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: listedSchema(tool.input),
+        outputSchema,
+        annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
+      },
+      async (rawArgs: Record<string, unknown>) => {
+        const started = performance.now();
+        let status: ToolCallStatus = "error";
+        try {
+          const parsed = await tool.input.safeParseAsync(rawArgs);
+          if (!parsed.success) {
+            status = "invalid_arguments";
+            return errorResult(describeArgumentIssues(tool.name, parsed.error.issues, rawArgs));
+          }
+          const [access, timezone] = await Promise.all([
+            getAccess(db, credential.userId),
+            timezoneOf(db, credential.userId),
+          ]);
+          if (!access.toolsEnabled) {
+            status = "setup_required";
+            return resultOf({
+              status: "setup_required",
+              setup_url: access.links.billing,
+              message: setupMessage(access),
+              warnings: [],
+            });
+          }
+          const ctx: ToolContext = {
+            db,
+            userId: credential.userId,
+            timezone,
+            now: auth.now?.() ?? new Date(),
+            access,
+          };
+          const out = await tool.run(parsed.data, ctx);
+          const envelope = outputSchema.safeParse({
+            status: "ok",
+            data: out.data,
+            warnings: [...accessWarnings(access), ...(out.warnings ?? [])],
+            as_of: oldestSync(access),
+            page: out.page,
+          });
+          if (!envelope.success) {
+            console.error(
+              `Tool ${tool.name} returned data that does not match its schema:`,
+              envelope.error.issues,
+            );
+            return errorResult(GENERIC_FAILURE);
+          }
+          status = "ok";
+          return resultOf(envelope.data);
+        } catch (error) {
+          if (isAppError(error) && error.code === "invalid_input") {
+            status = "invalid_arguments";
+            return errorResult(error.message);
+          }
+          console.error(
+            `Tool ${tool.name} failed:`,
+            error instanceof Error ? (error.stack ?? error.message) : error,
+          );
+          return errorResult(GENERIC_FAILURE);
+        } finally {
+          await recordToolCall(db, {
+            userId: credential.userId,
+            credentialKind: credential.kind,
+            apiKeyId: credential.kind === "api_key" ? credential.apiKeyId : null,
+            oauthClientId: credential.kind === "oauth" ? credential.oauthClientId : null,
+            tool: tool.name,
+            status,
+            durationMs: performance.now() - started,
+          }).catch((error: unknown) => {
+            console.error(
+              "Could not record a tool call:",
+              error instanceof Error ? error.name : typeof error,
+            );
+          });
+        }
+      },
+    );
+  }
+}

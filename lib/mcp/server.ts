@@ -1,0 +1,209 @@
+/**
+ * The MCP endpoint as one web-standard handler, `handleMcpRequest(req)`, which the route file
+ * exports. Stateless streamable HTTP (mcp-handler 2.x over @modelcontextprotocol/server 2.x):
+ * every POST builds a fresh server for the authenticated caller, so any instance can answer any
+ * request and re-sending `initialize` simply starts over.
+ *
+ * The order of checks, cheapest and least revealing first:
+ *  1. `Origin` present and not APP_URL's origin → 403 (DNS rebinding; the spec's MUST), and for a
+ *     loopback APP_URL a `Host` that is not loopback → 403.
+ *  2. `MCP-Protocol-Version` naming a revision we do not speak → 400.
+ *  3. Bearer credential → 401 with the challenge; auth back end down → 503.
+ *  4. Per-credential rate limit → 429 with Retry-After.
+ *  5. Body over MAX_BODY_BYTES → 413; not JSON → -32700.
+ *  6. The SDK: negotiation, tools and prompts. The answer is an event stream when `Accept` lists
+ *     text/event-stream, and one JSON body when it lists only application/json.
+ * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http
+ */
+import {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  readRequestBody,
+} from "@modelcontextprotocol/server";
+import { createMcpHandler } from "mcp-handler";
+import { type Database, getDb } from "@/db";
+import { getEnv } from "@/lib/env";
+import { consumeRateLimit } from "@/lib/rate-limit";
+import { authUnavailableResponse, type McpCredential, withBearerAuth } from "./auth";
+import type { ToolDefinition } from "./define-tool";
+import { registerPrompts } from "./prompts";
+import { registerTools } from "./register";
+import { allTools } from "./tools";
+
+/**
+ * The revisions we speak, preferred first. A client asking for one of them gets it back; any other
+ * request gets the first (2025-06-18). The SDK would otherwise also offer 2025-11-25 and the
+ * 2026 stateless era, which this service does not implement (service-interface.md §9).
+ */
+export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-06-18", "2025-03-26", "2024-11-05"] as const;
+
+/** Largest request body accepted (a tools/call is a few hundred bytes). */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+const SERVER_INFO = { name: "ledgerlink", version: "1.0.0" };
+
+const INSTRUCTIONS =
+  "Ledgerlink gives read-only access to the user's linked bank accounts. Amounts are decimals in the account's currency; money out is negative. Every tool answers an envelope: status ok or setup_required (with setup_url to finish setup), data, warnings (NO_CONNECTIONS, REAUTH_REQUIRED with an action_url), as_of and page. Start with get_financial_overview or get_connection_status.";
+
+function jsonRpcError(status: number, code: number, message: string, headers?: HeadersInit): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
+}
+
+/** 403 unless `Origin` is absent or exactly APP_URL's origin (scheme, host and port). */
+export function originRejection(req: Request, appUrl: string): Response | undefined {
+  const origin = req.headers.get("origin");
+  if (origin === null || origin === "") return undefined;
+  if (origin === new URL(appUrl).origin) return undefined;
+  return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP endpoint.");
+}
+
+function hostRejection(req: Request, appUrl: string): Response | undefined {
+  // A loopback deployment is what DNS rebinding targets; a public one sits behind its own domain
+  // (and preview URLs), so it is not pinned to one Host.
+  const appHost = new URL(appUrl).hostname;
+  const loopback = localhostAllowedHostnames();
+  if (!loopback.includes(appHost)) return undefined;
+  return hostHeaderValidationResponse(req, loopback);
+}
+
+function versionRejection(req: Request): Response | undefined {
+  const version = req.headers.get("mcp-protocol-version")?.trim();
+  if (version === undefined || (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version))
+    return undefined;
+  return jsonRpcError(
+    400,
+    -32000,
+    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+  );
+}
+
+async function rateLimitRejection(db: Database, credential: McpCredential): Promise<Response | undefined> {
+  const key =
+    credential.kind === "api_key" ? `api_key:${credential.apiKeyId}` : `oauth:${credential.grantId}`;
+  const limit = getEnv().RATE_LIMIT_PER_MINUTE;
+  let decision: Awaited<ReturnType<typeof consumeRateLimit>>;
+  try {
+    decision = await consumeRateLimit(db, key, limit);
+  } catch (error) {
+    console.error("MCP rate limit back end failed:", error instanceof Error ? error.name : typeof error);
+    return authUnavailableResponse();
+  }
+  if (decision.allowed) return undefined;
+  return jsonRpcError(
+    429,
+    -32000,
+    `Too many requests: the limit is ${limit} per minute for this credential.`,
+    {
+      "Retry-After": String(decision.retryAfterSeconds),
+      "RateLimit-Limit": String(limit),
+      "RateLimit-Remaining": "0",
+    },
+  );
+}
+
+/** True when `Accept` admits JSON but not an event stream (e.g. `application/json`). */
+export function acceptsJsonOnly(accept: string | null): boolean {
+  if (!accept) return false;
+  const types = accept
+    .split(",")
+    .map((part) => part.split(";"))
+    .filter(([, ...params]) => !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p)))
+    .map(([type]) => (type ?? "").trim().toLowerCase());
+  const json = types.includes("application/json") || types.includes("application/*") || types.includes("*/*");
+  return json && !types.includes("text/event-stream");
+}
+
+/**
+ * Collapses an SSE answer into one JSON body: the JSON-RPC response it carries. Stateless
+ * requests here never stream notifications, so the stream holds exactly that one message.
+ */
+async function streamToJson(response: Response): Promise<Response> {
+  const type = response.headers.get("content-type") ?? "";
+  if (!type.startsWith("text/event-stream") || !response.body) return response;
+  const text = await response.text();
+  let answer: unknown;
+  for (const event of text.split(/\r?\n\r?\n/)) {
+    const data = event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).replace(/^ /, ""))
+      .join("\n");
+    if (!data) continue;
+    try {
+      const message: unknown = JSON.parse(data);
+      if (message && typeof message === "object" && ("result" in message || "error" in message))
+        answer = message;
+    } catch {
+      // not a JSON-RPC message (keep-alive comment or similar)
+    }
+  }
+  if (answer === undefined) return jsonRpcError(500, -32603, "Internal error: no response was produced");
+  const headers = new Headers(response.headers);
+  headers.set("content-type", "application/json");
+  headers.delete("content-length");
+  return new Response(JSON.stringify(answer), { status: response.status, headers });
+}
+
+export interface McpHandlerOptions {
+  /** The tools to serve (default: the registry `allTools`). Tests pass their own. */
+  tools?: readonly ToolDefinition[];
+  /** The database (default: the process-wide `getDb()`). */
+  getDb?: () => Promise<Database>;
+}
+
+/** Builds the endpoint's POST handler. */
+export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Request) => Promise<Response> {
+  const tools = options.tools ?? allTools;
+  const openDb = options.getDb ?? getDb;
+
+  const authenticated = withBearerAuth(openDb, async (req, credential) => {
+    const db = await openDb();
+    const limited = await rateLimitRejection(db, credential);
+    if (limited) return limited;
+
+    const read = await readRequestBody(req, MAX_BODY_BYTES).catch(() => undefined);
+    if (!read) return jsonRpcError(400, -32700, "Parse error: the request body could not be read");
+    if (read.tooLarge)
+      return jsonRpcError(413, -32000, `Payload Too Large: the body must not exceed ${MAX_BODY_BYTES} bytes`);
+    try {
+      JSON.parse(read.text);
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON");
+    }
+
+    // A fresh handler per request: the credential is closed over, never carried in the Request.
+    const handler = createMcpHandler(
+      (server) => {
+        registerTools(server, tools, { db, credential });
+        registerPrompts(server);
+      },
+      {
+        serverInfo: SERVER_INFO,
+        instructions: INSTRUCTIONS,
+        supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        telemetry: false,
+      },
+    );
+    const wantsJsonOnly = acceptsJsonOnly(req.headers.get("accept"));
+    const headers = new Headers(req.headers);
+    // The SDK's stateless transport always streams and insists on both types; a JSON-only client
+    // gets the same single answer unwrapped from the stream.
+    if (wantsJsonOnly) headers.set("accept", "application/json, text/event-stream");
+    const response = await handler(
+      new Request(req.url, { method: "POST", headers, body: read.text, signal: req.signal }),
+    );
+    return wantsJsonOnly ? streamToJson(response) : response;
+  });
+
+  return async (req) => {
+    const appUrl = getEnv().APP_URL;
+    const rejected = originRejection(req, appUrl) ?? hostRejection(req, appUrl) ?? versionRejection(req);
+    if (rejected) return rejected;
+    return authenticated(req);
+  };
+}
+
+/** 405 for GET (no server-initiated stream: the service is stateless) and DELETE (no sessions). */
+export function methodNotAllowed(): Response {
+  return jsonRpcError(405, -32000, "Method not allowed: this endpoint accepts POST only.", { Allow: "POST" });
+}

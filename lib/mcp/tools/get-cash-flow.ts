@@ -1,0 +1,106 @@
+/** Tool 5: income, spending, net and savings rate per month or week. */
+import { z } from "zod";
+import { ratio, toAmount } from "@/lib/finance/money";
+import {
+  addDays,
+  addMonths,
+  type DateRange,
+  dateArgsShape,
+  endOfMonth,
+  resolveDateArgs,
+  startOfMonth,
+  todayIn,
+} from "@/lib/finance/periods";
+import { CASH_FLOW_INTERVALS, getCashFlow } from "@/lib/finance/spending";
+import { defineTool } from "../define-tool";
+import { accountIdsArg, rangeSchema } from "./shared";
+
+const flowSchema = z.object({
+  income: z.number(),
+  spending: z.number().describe("Positive = money spent."),
+  net: z.number().describe("income − spending."),
+  savings_rate: z.number().nullable().describe("net / income (0.2 = 20%); null when there is no income."),
+});
+
+export const getCashFlowTool = defineTool({
+  name: "get_cash_flow",
+  title: "Cash flow",
+  description:
+    "Income, spending, net (income − spending) and savings rate (net / income) per month or week, with totals and the top income sources. Income = money in from income categories (pay, interest, other income); spending = money out in spending categories with refunds subtracted; transfers between own accounts and card payments are neither. Pending transactions count until they post (then once). Use it for 'am I saving money', 'income vs spending by month'. Defaults: the last 6 months including the current month to date, interval month. Give months (1–24) or dates (period or start_date/end_date) — dates win over months.",
+  input: z.object({
+    months: z
+      .number()
+      .int()
+      .min(1)
+      .max(24)
+      .default(6)
+      .describe(
+        "How many calendar months back, including the current one, 1–24. Default 6. Ignored when dates are given.",
+      ),
+    ...dateArgsShape(undefined),
+    interval: z
+      .enum(CASH_FLOW_INTERVALS)
+      .default("month")
+      .describe("month (default) or week (Monday–Sunday)."),
+    account_ids: accountIdsArg,
+  }),
+  data: z.object({
+    range: rangeSchema,
+    interval: z.enum(CASH_FLOW_INTERVALS),
+    currency: z.string(),
+    intervals: z.array(
+      flowSchema.extend({
+        label: z.string().describe("YYYY-MM, or the Monday of the week."),
+        start: z.string(),
+        end: z.string(),
+        partial: z
+          .boolean()
+          .describe("True when the interval is cut by the range (e.g. the current month to date)."),
+      }),
+    ),
+    totals: flowSchema,
+    top_income_sources: z.array(
+      z.object({ source: z.string(), amount: z.number(), count: z.number().int() }),
+    ),
+  }),
+  async run(args, ctx) {
+    const resolved = resolveDateArgs(args, ctx, undefined);
+    const today = todayIn(ctx.timezone, ctx.now);
+    const range: DateRange = resolved.range ?? {
+      start: addMonths(startOfMonth(today), -(args.months - 1)),
+      end: today,
+    };
+    const flow = await getCashFlow(ctx.db, ctx.userId, range, args.interval, args.account_ids);
+    const out = (income: number, spending: number) => ({
+      income: toAmount(income),
+      spending: toAmount(spending),
+      net: toAmount(income - spending),
+      savings_rate: ratio(income - spending, income),
+    });
+    return {
+      data: {
+        range,
+        interval: args.interval,
+        currency: "USD",
+        intervals: flow.buckets.map((b) => ({
+          label: b.label,
+          start: b.start,
+          end: b.end,
+          // Cut by the range, or still running today.
+          partial:
+            b.end >= today ||
+            (args.interval === "month"
+              ? b.start !== `${b.label}-01` || b.end !== endOfMonth(b.start)
+              : b.start !== b.label || b.end !== addDays(b.label, 6)),
+          ...out(b.incomeCents, b.spendingCents),
+        })),
+        totals: out(flow.incomeCents, flow.spendingCents),
+        top_income_sources: flow.topIncomeSources.map((s) => ({
+          source: s.source,
+          amount: toAmount(s.cents),
+          count: s.count,
+        })),
+      },
+    };
+  },
+});

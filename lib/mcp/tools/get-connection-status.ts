@@ -1,0 +1,73 @@
+/** Tool 12: subscription state and the health of every linked bank. */
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { bankAccounts } from "@/db/schema";
+import { defineTool } from "../define-tool";
+
+const STATUS_LABEL = {
+  healthy: "healthy",
+  reauth_required: "reauth_required",
+  error: "error",
+  disconnected: "disconnected",
+} as const;
+
+export const getConnectionStatusTool = defineTool({
+  name: "get_connection_status",
+  title: "Connection status",
+  description:
+    "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status (healthy, reauth_required, error, disconnected), last successful sync, last error and accounts, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
+  input: z.object({}),
+  data: z.object({
+    subscription: z.object({
+      state: z.enum(["none", "active", "canceled", "past_due"]),
+      manage_url: z.string(),
+    }),
+    connections: z.array(
+      z.object({
+        id: z.string(),
+        institution: z.string(),
+        status: z.enum(["healthy", "reauth_required", "error", "disconnected"]),
+        last_synced_at: z.string().nullable(),
+        last_error_code: z.string().nullable(),
+        reconnect_url: z.string().optional().describe("Where the user signs in to the bank again."),
+        accounts: z.array(
+          z.object({ id: z.string(), name: z.string(), type: z.string(), mask: z.string().nullable() }),
+        ),
+      }),
+    ),
+    add_bank_url: z.string(),
+  }),
+  async run(_args, ctx) {
+    const { access } = ctx;
+    const accounts = await ctx.db
+      .select({
+        id: bankAccounts.id,
+        name: bankAccounts.name,
+        type: bankAccounts.type,
+        mask: bankAccounts.mask,
+        connectionId: bankAccounts.connectionId,
+      })
+      .from(bankAccounts)
+      .where(eq(bankAccounts.userId, ctx.userId))
+      .orderBy(bankAccounts.name, bankAccounts.id);
+    return {
+      data: {
+        subscription: { state: access.subscription, manage_url: access.links.billing },
+        connections: access.connections.map((c) => ({
+          id: c.id,
+          institution: c.institutionName,
+          status: STATUS_LABEL[c.status],
+          last_synced_at: c.lastSyncedAt ? c.lastSyncedAt.toISOString() : null,
+          last_error_code: c.lastErrorCode,
+          ...(c.status === "reauth_required" || c.status === "error"
+            ? { reconnect_url: access.links.reconnect(c.id) }
+            : {}),
+          accounts: accounts
+            .filter((a) => a.connectionId === c.id)
+            .map((a) => ({ id: a.id, name: a.name, type: a.type, mask: a.mask })),
+        })),
+        add_bank_url: access.links.banks,
+      },
+    };
+  },
+});

@@ -1,0 +1,194 @@
+/** Tool 8: investment holdings, allocation, and investment transactions. */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import {
+  getAllocation,
+  getHoldingTotals,
+  listHoldings,
+  listInvestmentTransactions,
+} from "@/lib/finance/investments";
+import { ratio, toAmount } from "@/lib/finance/money";
+import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
+import { decodeCursor, encodeCursor } from "@/lib/finance/transactions";
+import { defineTool } from "../define-tool";
+import { accountIdsArg, rangeSchema } from "./shared";
+
+const VIEWS = ["holdings", "allocation", "transactions"] as const;
+const shareSchema = z.object({ key: z.string(), value: z.number(), share: z.number().nullable() });
+
+export const getInvestmentsTool = defineTool({
+  name: "get_investments",
+  title: "Investments",
+  description:
+    "The user's investment and retirement accounts. view holdings (default): positions with quantity, price, value, cost basis and gain, largest first; view allocation: value and share by security type (equity, etf, mutual fund, fixed income, cash …) and by account; view transactions: buys (negative cash), sells, dividends, fees, contributions with a sum per type over all matches (dates default last_90_days). Totals (value, cost basis, gain) always cover every holding. Use it for 'how are my investments doing', 'what is my allocation', 'dividends this year'. limit 50 (max 250) with cursor for holdings and transactions.",
+  input: z.object({
+    view: z.enum(VIEWS).default("holdings").describe("holdings (default), allocation, or transactions."),
+    account_ids: accountIdsArg,
+    ...dateArgsShape("last_90_days"),
+    limit: z.number().int().min(1).max(250).default(50).describe("Rows per page, 1–250. Default 50."),
+    cursor: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe("page.next_cursor from the previous call with the same arguments."),
+  }),
+  data: z.object({
+    view: z.enum(VIEWS),
+    currency: z.string(),
+    totals: z.object({
+      value: z.number(),
+      cost_basis: z.number().describe("Sum of reported cost bases."),
+      gain: z.number().describe("value − cost basis over positions that report a cost basis."),
+      gain_pct: z.number().nullable(),
+      holdings_count: z.number().int(),
+    }),
+    holdings: z
+      .array(
+        z.object({
+          account: z.string(),
+          account_id: z.string(),
+          security: z.string(),
+          ticker: z.string().nullable(),
+          type: z.string(),
+          quantity: z.number().nullable(),
+          price: z.number().nullable(),
+          value: z.number(),
+          cost_basis: z.number().nullable(),
+          gain: z.number().nullable(),
+          gain_pct: z.number().nullable(),
+        }),
+      )
+      .optional(),
+    allocation: z.object({ by_type: z.array(shareSchema), by_account: z.array(shareSchema) }).optional(),
+    range: rangeSchema.optional(),
+    transactions: z
+      .array(
+        z.object({
+          id: z.string(),
+          date: z.string(),
+          account: z.string(),
+          name: z.string(),
+          type: z.string(),
+          security: z.string().nullable(),
+          ticker: z.string().nullable(),
+          quantity: z.number().nullable(),
+          price: z.number().nullable(),
+          amount: z.number().describe("Cash effect: buys negative, sales and dividends positive."),
+          fees: z.number().nullable(),
+        }),
+      )
+      .optional(),
+    transactions_by_type: z
+      .array(z.object({ type: z.string(), amount: z.number(), count: z.number().int() }))
+      .optional()
+      .describe("Sum and count per type over ALL matching transactions."),
+  }),
+  async run(args, ctx) {
+    const totals = await getHoldingTotals(ctx.db, ctx.userId, args.account_ids);
+    const base = {
+      view: args.view,
+      currency: "USD",
+      totals: {
+        value: toAmount(totals.valueCents),
+        cost_basis: toAmount(totals.costBasisCents),
+        gain: toAmount(totals.gainCents),
+        gain_pct: ratio(totals.gainCents, totals.costBasisCents),
+        holdings_count: totals.count,
+      },
+    };
+    const { range } = resolveDateArgs(args, ctx, "last_90_days");
+    const fingerprint = createHash("sha256")
+      .update(
+        JSON.stringify([
+          ctx.userId,
+          args.view,
+          [...(args.account_ids ?? [])].sort(),
+          args.view === "transactions" ? range : null,
+        ]),
+      )
+      .digest("base64url")
+      .slice(0, 16);
+    const offset = args.cursor ? decodeCursor(args.cursor, fingerprint) : 0;
+
+    if (args.view === "allocation") {
+      const allocation = await getAllocation(ctx.db, ctx.userId, args.account_ids);
+      const shares = (rows: Array<{ key: string; cents: number }>) =>
+        rows.map((r) => ({ key: r.key, value: toAmount(r.cents), share: ratio(r.cents, totals.valueCents) }));
+      return {
+        data: {
+          ...base,
+          allocation: { by_type: shares(allocation.byType), by_account: shares(allocation.byAccount) },
+        },
+      };
+    }
+
+    if (args.view === "transactions" && range) {
+      const result = await listInvestmentTransactions(ctx.db, ctx.userId, {
+        range,
+        accountIds: args.account_ids,
+        limit: args.limit,
+        offset,
+      });
+      return {
+        data: {
+          ...base,
+          range,
+          transactions: result.rows.map((r) => ({
+            id: r.id,
+            date: r.date,
+            account: r.accountName,
+            name: r.name,
+            type: r.type,
+            security: r.security,
+            ticker: r.ticker,
+            quantity: r.quantity,
+            price: r.price,
+            amount: toAmount(r.amountCents),
+            fees: r.feesCents === null ? null : toAmount(r.feesCents),
+          })),
+          transactions_by_type: result.byType.map((t) => ({
+            type: t.type,
+            amount: toAmount(t.cents),
+            count: t.count,
+          })),
+        },
+        page: {
+          ...(result.hasMore ? { next_cursor: encodeCursor(offset + args.limit, fingerprint) } : {}),
+          has_more: result.hasMore,
+          total_count: result.total,
+        },
+      };
+    }
+
+    const all = await listHoldings(ctx.db, ctx.userId, args.account_ids);
+    const page = all.slice(offset, offset + args.limit);
+    const hasMore = offset + args.limit < all.length;
+    return {
+      data: {
+        ...base,
+        holdings: page.map((h) => {
+          const gain = h.costBasisCents === null ? null : h.valueCents - h.costBasisCents;
+          return {
+            account: h.accountName,
+            account_id: h.accountId,
+            security: h.security,
+            ticker: h.ticker,
+            type: h.type,
+            quantity: h.quantity,
+            price: h.price,
+            value: toAmount(h.valueCents),
+            cost_basis: h.costBasisCents === null ? null : toAmount(h.costBasisCents),
+            gain: gain === null ? null : toAmount(gain),
+            gain_pct: gain === null || h.costBasisCents === null ? null : ratio(gain, h.costBasisCents),
+          };
+        }),
+      },
+      page: {
+        ...(hasMore ? { next_cursor: encodeCursor(offset + args.limit, fingerprint) } : {}),
+        has_more: hasMore,
+        total_count: all.length,
+      },
+    };
+  },
+});

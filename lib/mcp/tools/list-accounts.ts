@@ -1,0 +1,97 @@
+/** Tool 2: the user's bank accounts with balances. */
+import { z } from "zod";
+import { ACCOUNT_TYPES, isLiabilityType, listAccounts } from "@/lib/finance/accounts";
+import { toAmount } from "@/lib/finance/money";
+import { defineTool } from "../define-tool";
+
+const accountSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  official_name: z.string().nullable(),
+  mask: z.string().nullable().describe("Last digits of the account number."),
+  type: z.enum(ACCOUNT_TYPES),
+  subtype: z.string().nullable(),
+  institution: z.string(),
+  connection_id: z.string(),
+  currency: z.string(),
+  current_balance: z
+    .number()
+    .nullable()
+    .describe("Money held; for credit and loan accounts the positive amount owed."),
+  available_balance: z.number().nullable(),
+  limit: z.number().nullable().describe("Credit limit (cards)."),
+  is_liability: z.boolean(),
+  is_closed: z.boolean(),
+  balance_as_of: z.string().nullable(),
+});
+
+export const listAccountsTool = defineTool({
+  name: "list_accounts",
+  title: "List accounts",
+  description:
+    "Lists the user's linked bank accounts (checking, savings, credit cards, loans, investment and retirement accounts) with current and available balance, credit limit, last digits (mask), type, institution and whether the account is a liability, plus totals of assets, liabilities and net. Use it to answer 'what accounts do I have', 'what is my balance', or to get account ids for other tools. Credit and loan balances are positive amounts owed. Defaults: all types, all banks, closed accounts hidden.",
+  input: z.object({
+    types: z
+      .array(z.enum(ACCOUNT_TYPES))
+      .min(1)
+      .optional()
+      .describe(`Only these account types: ${ACCOUNT_TYPES.join(", ")}. Default: all.`),
+    connection_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("Only accounts of this bank connection (id from get_connection_status)."),
+    include_closed: z.boolean().default(false).describe("Include closed accounts. Default false."),
+  }),
+  data: z.object({
+    accounts: z.array(accountSchema),
+    totals: z.object({
+      assets: z.number().describe("Sum of balances of the listed non-liability accounts."),
+      liabilities: z.number().describe("Sum owed on the listed credit and loan accounts (positive)."),
+      net: z.number().describe("assets − liabilities."),
+      currency: z.string(),
+    }),
+  }),
+  async run(args, ctx) {
+    const rows = await listAccounts(ctx.db, ctx.userId, {
+      types: args.types,
+      connectionId: args.connection_id,
+      includeClosed: args.include_closed,
+    });
+    // Integer cents over the complete list (never paged).
+    let assets = 0;
+    let liabilities = 0;
+    for (const r of rows) {
+      if (isLiabilityType(r.type)) liabilities += r.currentCents ?? 0;
+      else assets += r.currentCents ?? 0;
+    }
+    return {
+      data: {
+        accounts: rows.map((r) => ({
+          id: r.id,
+          name: r.name,
+          official_name: r.officialName,
+          mask: r.mask,
+          type: r.type,
+          subtype: r.subtype,
+          institution: r.institution,
+          connection_id: r.connectionId,
+          currency: r.currency,
+          current_balance: r.currentCents === null ? null : toAmount(r.currentCents),
+          available_balance: r.availableCents === null ? null : toAmount(r.availableCents),
+          limit: r.limitCents === null ? null : toAmount(r.limitCents),
+          is_liability: isLiabilityType(r.type),
+          is_closed: r.isClosed,
+          balance_as_of: r.balanceAsOf ? r.balanceAsOf.toISOString() : null,
+        })),
+        totals: {
+          assets: toAmount(assets),
+          liabilities: toAmount(liabilities),
+          net: toAmount(assets - liabilities),
+          currency: rows[0]?.currency ?? "USD",
+        },
+      },
+    };
+  },
+});

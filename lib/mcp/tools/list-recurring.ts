@@ -1,0 +1,110 @@
+/** Tool 6: subscriptions, bills and regular income, with monthly and yearly totals. */
+import { z } from "zod";
+import { toAmount } from "@/lib/finance/money";
+import { todayIn } from "@/lib/finance/periods";
+import { equivalents, listStreams } from "@/lib/finance/recurring";
+import { defineTool } from "../define-tool";
+
+const FREQUENCIES = ["weekly", "biweekly", "semi_monthly", "monthly", "quarterly", "annually"] as const;
+const totalsSchema = z.object({
+  count: z.number().int(),
+  monthly: z.number().describe("Monthly equivalent (yearly / 12), signed."),
+  yearly: z.number().describe("Yearly equivalent at the current price, signed."),
+});
+
+export const listRecurringTool = defineTool({
+  name: "list_recurring",
+  title: "Recurring charges and income",
+  description:
+    "Lists recurring charges (subscriptions, bills, rent, loan payments) and recurring income (pay) detected in the user's transactions: merchant, frequency, average and last amount, last and next date, and price_changed when the price changed within the last 12 months (with the old amount and the date of the change), with monthly and yearly equivalents (at the current price: last amount × occurrences per year; monthly = yearly / 12). Money out is negative. Use it for 'what subscriptions do I pay', 'how much do my subscriptions cost a year', 'did any price go up'. Defaults: direction outflow, status active.",
+  input: z.object({
+    direction: z
+      .enum(["outflow", "inflow", "all"])
+      .default("outflow")
+      .describe("outflow = charges (default), inflow = income, all."),
+    status: z
+      .enum(["active", "inactive", "all"])
+      .default("active")
+      .describe("active (default) = still recurring, inactive = stopped, all."),
+  }),
+  data: z.object({
+    streams: z.array(
+      z.object({
+        id: z.string(),
+        merchant: z.string(),
+        description: z.string().nullable(),
+        category: z.string(),
+        direction: z.enum(["inflow", "outflow"]),
+        frequency: z.enum(FREQUENCIES),
+        average_amount: z.number(),
+        last_amount: z.number(),
+        previous_amount: z.number().nullable().describe("The amount before the latest price change, if any."),
+        price_changed: z.boolean().describe("The price changed within the last 12 months."),
+        price_changed_on: z.string().nullable().describe("Date of the first charge at the current price."),
+        first_date: z.string(),
+        last_date: z.string(),
+        next_date: z.string().nullable(),
+        is_active: z.boolean(),
+        account: z.string(),
+        monthly_equivalent: z.number(),
+        yearly_equivalent: z.number(),
+      }),
+    ),
+    totals: z.object({
+      outflow: totalsSchema.describe("Charges among the listed streams."),
+      inflow: totalsSchema.describe("Income among the listed streams."),
+      currency: z.string(),
+    }),
+  }),
+  async run(args, ctx) {
+    const streams = await listStreams(ctx.db, ctx.userId, {
+      direction: args.direction,
+      status: args.status,
+      today: todayIn(ctx.timezone, ctx.now),
+    });
+    const totals = {
+      outflow: { count: 0, monthly: 0, yearly: 0 },
+      inflow: { count: 0, monthly: 0, yearly: 0 },
+    };
+    const rows = streams.map((s) => {
+      const eq = equivalents(s.lastCents, s.frequency);
+      const t = totals[s.direction];
+      t.count++;
+      t.monthly += eq.monthlyCents;
+      t.yearly += eq.yearlyCents;
+      return {
+        id: s.id,
+        merchant: s.merchant,
+        description: s.description,
+        category: s.category,
+        direction: s.direction,
+        frequency: s.frequency,
+        average_amount: toAmount(s.averageCents),
+        last_amount: toAmount(s.lastCents),
+        previous_amount: s.previousCents === null ? null : toAmount(s.previousCents),
+        price_changed: s.priceChanged,
+        price_changed_on: s.priceChangedOn,
+        first_date: s.firstDate,
+        last_date: s.lastDate,
+        next_date: s.nextDate,
+        is_active: s.isActive,
+        account: s.accountName,
+        monthly_equivalent: toAmount(eq.monthlyCents),
+        yearly_equivalent: toAmount(eq.yearlyCents),
+      };
+    });
+    const out = (t: { count: number; monthly: number; yearly: number }) => ({
+      count: t.count,
+      monthly: toAmount(t.monthly),
+      yearly: toAmount(t.yearly),
+    });
+    return {
+      data: {
+        streams: rows.sort(
+          (a, b) => a.monthly_equivalent - b.monthly_equivalent || a.merchant.localeCompare(b.merchant),
+        ),
+        totals: { outflow: out(totals.outflow), inflow: out(totals.inflow), currency: "USD" },
+      },
+    };
+  },
+});

@@ -1,0 +1,141 @@
+/** Tool 3: search transactions, with a summary over every match and a cursor. */
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { CATEGORY_IDS } from "@/lib/finance/categories";
+import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
+import {
+  decodeCursor,
+  encodeCursor,
+  filterFingerprint,
+  searchTransactions,
+  TRANSACTION_SORTS,
+  type TransactionFilter,
+} from "@/lib/finance/transactions";
+import { defineTool } from "../define-tool";
+import { accountIdsArg, rangeSchema } from "./shared";
+
+/** A decimal amount argument → cents, refusing more than two decimals. */
+function toCentsArg(value: number, name: string): number {
+  const cents = Math.round(value * 100);
+  if (Math.abs(cents - value * 100) > 1e-6) {
+    throw new AppError("invalid_input", `Argument "${name}" must have at most two decimals.`, {
+      argument: name,
+    });
+  }
+  return cents;
+}
+
+export const searchTransactionsTool = defineTool({
+  name: "search_transactions",
+  title: "Search transactions",
+  description:
+    "Finds the user's bank transactions by merchant or description text, dates, accounts, categories, direction and amount, and returns compact rows (id, date, amount, name, merchant, category, account, pending) plus a summary (count, inflow, outflow, net) computed over ALL matches, not only the returned page. Amounts: money out is negative. Use it for 'how much did I pay X', 'show my Amazon purchases', 'largest expenses last month'. Defaults: all history, all accounts, direction all, pending included, transfers included, newest first, 50 rows (max 250). When page.has_more is true, call again with the same arguments and cursor = page.next_cursor.",
+  input: z.object({
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Text to find in the merchant name or description, case-insensitive (e.g. 'netflix')."),
+    ...dateArgsShape(undefined),
+    account_ids: accountIdsArg,
+    categories: z
+      .array(z.enum(CATEGORY_IDS))
+      .min(1)
+      .optional()
+      .describe(`Only these categories: ${CATEGORY_IDS.join(", ")}.`),
+    direction: z
+      .enum(["all", "inflow", "outflow"])
+      .default("all")
+      .describe("inflow = money in (positive), outflow = money out (negative), all. Default all."),
+    min_amount: z
+      .number()
+      .min(0)
+      .max(1e12)
+      .optional()
+      .describe("Smallest absolute amount to include (e.g. 100 matches -100 and +100)."),
+    max_amount: z.number().min(0).max(1e12).optional().describe("Largest absolute amount to include."),
+    include_pending: z
+      .boolean()
+      .default(true)
+      .describe("Include pending (not yet posted) transactions. Default true."),
+    exclude_transfers: z
+      .boolean()
+      .default(false)
+      .describe("Leave out transfers between the user's own accounts (incl. card payments). Default false."),
+    sort: z
+      .enum(TRANSACTION_SORTS)
+      .default("date_desc")
+      .describe(
+        "date_desc (newest first, default), date_asc, amount_desc (largest absolute amount first), amount_asc.",
+      ),
+    limit: z.number().int().min(1).max(250).default(50).describe("Rows per page, 1–250. Default 50."),
+    cursor: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe("page.next_cursor from the previous call with the same arguments, for the next page."),
+  }),
+  data: z.object({
+    range: rangeSchema.nullable().describe("The dates searched; null = all history."),
+    transactions: z.array(
+      z.object({
+        id: z.string(),
+        date: z.string(),
+        amount: z.number().describe("Negative = money out."),
+        name: z.string(),
+        merchant: z.string().nullable(),
+        category: z.string(),
+        account: z.string(),
+        pending: z.boolean(),
+        is_transfer: z.boolean(),
+      }),
+    ),
+    summary: z
+      .object({
+        count: z.number().int(),
+        inflow: z.number().describe("Sum of positive amounts."),
+        outflow: z.number().describe("Sum of negative amounts (negative)."),
+        net: z.number(),
+      })
+      .describe("Over ALL matches, not only this page."),
+  }),
+  async run(args, ctx) {
+    const { range } = resolveDateArgs(args, ctx, undefined);
+    const minAbsCents = args.min_amount === undefined ? undefined : toCentsArg(args.min_amount, "min_amount");
+    const maxAbsCents = args.max_amount === undefined ? undefined : toCentsArg(args.max_amount, "max_amount");
+    if (minAbsCents !== undefined && maxAbsCents !== undefined && minAbsCents > maxAbsCents) {
+      throw new AppError("invalid_input", 'Argument "min_amount" must not be greater than "max_amount".', {
+        argument: "min_amount",
+      });
+    }
+    const filter: TransactionFilter = {
+      range,
+      query: args.query,
+      accountIds: args.account_ids,
+      categories: args.categories,
+      direction: args.direction,
+      minAbsCents,
+      maxAbsCents,
+      includePending: args.include_pending,
+      excludeTransfers: args.exclude_transfers,
+    };
+    const fingerprint = filterFingerprint(ctx.userId, filter, args.sort);
+    const offset = args.cursor ? decodeCursor(args.cursor, fingerprint) : 0;
+    const result = await searchTransactions(ctx.db, ctx.userId, filter, {
+      sort: args.sort,
+      limit: args.limit,
+      offset,
+    });
+    return {
+      data: { range, transactions: result.transactions, summary: result.summary },
+      page: {
+        ...(result.nextOffset !== null ? { next_cursor: encodeCursor(result.nextOffset, fingerprint) } : {}),
+        has_more: result.nextOffset !== null,
+        total_count: result.totalCount,
+      },
+    };
+  },
+});

@@ -1,0 +1,59 @@
+/**
+ * Small HTTP helpers for the OAuth endpoints: size-limited body reading and the CORS headers that
+ * let browser-based MCP clients (e.g. the MCP Inspector) call discovery, registration, token and
+ * revocation. No cookies are involved at those endpoints, so `*` is safe there.
+ */
+import { OAuthError } from "./errors";
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+export const CORS_HEADERS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+  "Access-Control-Allow-Headers": "Authorization, Content-Type, MCP-Protocol-Version",
+  "Access-Control-Max-Age": "86400",
+} as const;
+
+/** The answer to a CORS preflight. */
+export function preflightResponse(): Response {
+  return new Response(null, { status: 204, headers: CORS_HEADERS });
+}
+
+/** Adds the CORS headers to a response. */
+export function withCors(response: Response): Response {
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+  return response;
+}
+
+async function readBody(request: Request): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES)
+    throw new OAuthError("invalid_request", "The request body is too large.", 413);
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES)
+    throw new OAuthError("invalid_request", "The request body is too large.", 413);
+  return text;
+}
+
+/** Reads an `application/x-www-form-urlencoded` body (RFC 6749 §3.2). */
+export async function readForm(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+    throw new OAuthError("invalid_request", "Send the parameters as application/x-www-form-urlencoded.");
+  }
+  return new URLSearchParams(await readBody(request));
+}
+
+/** Reads a JSON body (RFC 7591 §3.1). */
+export async function readJson(request: Request): Promise<unknown> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("application/json")) {
+    throw new OAuthError("invalid_client_metadata", "Send the client metadata as application/json.");
+  }
+  try {
+    return JSON.parse(await readBody(request));
+  } catch (error) {
+    if (error instanceof OAuthError) throw error;
+    throw new OAuthError("invalid_client_metadata", "The body is not valid JSON.");
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Per-credential fixed-window rate limit, kept in Postgres (`rate_limits`) because every request
+ * may land on a different stateless function instance. One upsert per request: the counter of
+ * the current minute is incremented and returned in the same statement, so concurrent requests
+ * never both read a stale count.
+ *
+ * A database failure propagates (the caller answers 503): an unmeasurable limit must not turn
+ * into an unlimited one.
+ */
+import { lt, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import { rateLimits } from "@/db/schema";
+
+const WINDOW_MS = 60_000;
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the current window ends (at least 1); for `Retry-After`. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Counts one request for `key` (e.g. `api_key:<id>`) in the current one-minute window and says
+ * whether it is within `limitPerMinute`.
+ */
+export async function consumeRateLimit(
+  db: Database,
+  key: string,
+  limitPerMinute: number,
+  now: Date = new Date(),
+): Promise<RateLimitDecision> {
+  const windowStart = new Date(Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS);
+  const [row] = await db
+    .insert(rateLimits)
+    .values({ key, windowStart, count: 1 })
+    .onConflictDoUpdate({
+      target: [rateLimits.key, rateLimits.windowStart],
+      set: { count: sql`${rateLimits.count} + 1` },
+    })
+    .returning({ count: rateLimits.count });
+  const count = row?.count ?? 1;
+  const retryAfterSeconds = Math.max(
+    1,
+    Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000),
+  );
+  // Old windows are useless; a rare, cheap sweep keeps the table small without a cron job.
+  if (count === 1 && Math.random() < 0.01) {
+    await db
+      .delete(rateLimits)
+      .where(lt(rateLimits.windowStart, new Date(windowStart.getTime() - 10 * WINDOW_MS)));
+  }
+  return {
+    allowed: count <= limitPerMinute,
+    limit: limitPerMinute,
+    remaining: Math.max(0, limitPerMinute - count),
+    retryAfterSeconds,
+  };
+}

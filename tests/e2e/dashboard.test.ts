@@ -1,0 +1,182 @@
+/**
+ * The dashboard end to end, in Debian's Chromium against the production build (global-setup.ts):
+ * sign in through the logged magic link; create a key and call /api/mcp with it (setup_required);
+ * subscribe through the local test checkout; call again (data); rotate (old key 401, new works);
+ * revoke (401); link a sandbox bank and see its accounts; force re-authorization, see Reconnect,
+ * reconnect, see it gone. Screenshots go to tests/e2e/screenshots/.
+ */
+import { randomUUID } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { e2eServer, launchBrowser, screenshot, signIn } from "./helpers";
+
+const server = e2eServer();
+const email = `e2e-${randomUUID().slice(0, 8)}@example.test`;
+
+interface McpAnswer {
+  status: number;
+  body: { result?: { structuredContent?: { status?: string; warnings?: { code: string }[] } } } | undefined;
+}
+
+/** One JSON-RPC call to /api/mcp with a bearer key; SSE or JSON answers both parsed. */
+async function callTool(apiKey: string, tool = "get_connection_status"): Promise<McpAnswer> {
+  const response = await fetch(`${server.baseUrl}/api/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: tool, arguments: {} },
+    }),
+  });
+  const text = await response.text();
+  const json = text.startsWith("{")
+    ? text
+    : text
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trim())
+        .pop();
+  return { status: response.status, body: json ? JSON.parse(json) : undefined };
+}
+
+describe.skipIf(Boolean(server.skipReason))(
+  `dashboard (production build)${server.skipReason ? `: ${server.skipReason}` : ""}`,
+  () => {
+    let browser: Browser;
+    let page: Page;
+    let firstKey = "";
+    let rotatedKey = "";
+    const shots: string[] = [];
+    const started = Date.now();
+
+    beforeAll(async () => {
+      browser = await launchBrowser();
+      page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    });
+    afterAll(async () => {
+      await browser?.close();
+      console.log(
+        `[e2e] dashboard scenario took ${Math.round((Date.now() - started) / 100) / 10}s; screenshots:\n${shots.join("\n")}`,
+      );
+    });
+
+    it("signs in through the logged magic link; the header shows who", async () => {
+      await signIn(page, email);
+      await expect.poll(() => page.getByTestId("signed-in-as").textContent()).toBe(email);
+      await expect
+        .poll(() => page.getByTestId("subscription-state").first().getAttribute("data-state"))
+        .toBe("none");
+      shots.push(await screenshot(page, "01-overview"));
+    });
+
+    it("creates a key, shown once; /api/mcp answers setup_required", async () => {
+      await page.getByRole("link", { name: "API keys" }).first().click();
+      await page.waitForURL("**/dashboard/keys");
+      await page.getByLabel("Key name").fill("e2e laptop");
+      await page.getByRole("button", { name: "Create key" }).click();
+      const value = page.getByTestId("new-key-value");
+      await value.waitFor();
+      firstKey = (await value.textContent()) ?? "";
+      expect(firstKey).toMatch(/^llk_[0-9A-Za-z]{49}$/);
+      await expect.poll(() => page.getByText("you will not see this again").count()).toBeGreaterThan(0);
+      shots.push(await screenshot(page, "02-key-created"));
+
+      const answer = await callTool(firstKey);
+      expect(answer.status).toBe(200);
+      expect(answer.body?.result?.structuredContent?.status).toBe("setup_required");
+      expect((await callTool(`${firstKey.slice(0, -1)}x`)).status).toBe(401);
+    });
+
+    it("subscribes through the labelled local checkout; tools then answer with data", async () => {
+      await page.getByRole("link", { name: "Billing" }).first().click();
+      await page.waitForURL("**/dashboard/billing");
+      await page.getByRole("button", { name: "Subscribe" }).click();
+      await page.waitForURL("**/dashboard/billing/local-checkout");
+      await expect.poll(() => page.getByText("TEST CHECKOUT").count()).toBe(1);
+      shots.push(await screenshot(page, "03-local-checkout"));
+      await page.getByRole("button", { name: "Pay: subscription active" }).click();
+      await page.waitForURL("**/dashboard/billing?checkout=success");
+      await expect
+        .poll(() => page.getByTestId("subscription-state").getAttribute("data-state"))
+        .toBe("active");
+      shots.push(await screenshot(page, "04-billing-active"));
+
+      const answer = await callTool(firstKey);
+      expect(answer.status).toBe(200);
+      expect(answer.body?.result?.structuredContent?.status).toBe("ok");
+    });
+
+    it("rotates: the old key answers 401 at once, the new one works", async () => {
+      await page.goto(`${server.baseUrl}/dashboard/keys`);
+      await page.getByRole("button", { name: "Rotate" }).click();
+      const value = page.getByTestId("new-key-value");
+      await expect.poll(async () => value.textContent()).toMatch(/^llk_/);
+      rotatedKey = (await value.textContent()) ?? "";
+      expect(rotatedKey).not.toBe(firstKey);
+      expect((await callTool(firstKey)).status).toBe(401);
+      expect((await callTool(rotatedKey)).status).toBe(200);
+      shots.push(await screenshot(page, "05-key-rotated"));
+    });
+
+    it("revokes with confirmation: the key answers 401", async () => {
+      await page.getByRole("button", { name: "Revoke" }).click();
+      await page.getByRole("button", { name: "Yes, revoke" }).click();
+      await expect.poll(() => page.getByTestId("api-key-row").count()).toBe(0);
+      expect((await callTool(rotatedKey)).status).toBe(401);
+      shots.push(await screenshot(page, "06-key-revoked"));
+    });
+
+    let connectionId = "";
+
+    it("links a sandbox bank through the connect flow and shows its accounts", async () => {
+      await page.getByRole("link", { name: "Banks" }).first().click();
+      await page.waitForURL("**/dashboard/banks");
+      await page.getByRole("button", { name: "Link a bank" }).click();
+      await page.getByRole("radio").first().check();
+      await page.getByRole("button", { name: "Continue" }).click();
+      await page.getByLabel("Username").waitFor();
+      await page.getByRole("button", { name: "Sign in" }).click();
+      const linkStarted = Date.now();
+      await page.getByRole("button", { name: "Link and sync" }).click();
+      await page.getByTestId("sync-progress").waitFor();
+      shots.push(await screenshot(page, "07-first-sync-progress"));
+      await page.getByTestId("link-done").waitFor({ timeout: 60_000 });
+      const linkSeconds = (Date.now() - linkStarted) / 1000;
+      console.log(`[e2e] link + first sync took ${linkSeconds.toFixed(1)}s in the browser`);
+      expect(linkSeconds).toBeLessThan(30);
+      const row = page.getByTestId("bank-connection").first();
+      await expect.poll(() => row.getAttribute("data-status")).toBe("healthy");
+      await expect.poll(() => row.getByTestId("bank-account").count()).toBeGreaterThan(0);
+      connectionId = ((await row.getAttribute("id")) ?? "").replace(/^connection-/, "");
+      expect(connectionId).not.toBe("");
+      shots.push(await screenshot(page, "08-bank-linked"));
+    });
+
+    it("forced re-authorization shows Reconnect; reconnecting clears it", async () => {
+      const row = page.getByTestId("bank-connection").first();
+      await row.getByRole("button", { name: "Development: force re-authorization" }).click();
+      await expect.poll(() => row.getAttribute("data-status")).toBe("reauth_required");
+
+      // The link MCP tools give for this bank highlights its row.
+      await page.goto(`${server.baseUrl}/dashboard/banks?reconnect=${encodeURIComponent(connectionId)}`);
+      const highlighted = page.locator(`#connection-${connectionId}`);
+      await expect.poll(() => highlighted.getAttribute("class")).toContain("ring-2");
+      const reconnect = highlighted.getByRole("button", { name: "Reconnect" });
+      await reconnect.waitFor();
+      shots.push(await screenshot(page, "09-reauth-required"));
+
+      await reconnect.click();
+      await highlighted.getByTestId("reconnect-flow").getByRole("button", { name: "Reconnect" }).click();
+      await expect.poll(() => highlighted.getAttribute("data-status"), { timeout: 60_000 }).toBe("healthy");
+      await expect.poll(() => highlighted.getByRole("button", { name: "Reconnect" }).count()).toBe(0);
+      shots.push(await screenshot(page, "10-reconnected"));
+    });
+  },
+);

@@ -1,0 +1,207 @@
+/**
+ * Helpers for driving the MCP endpoint in tests:
+ * - `connectSdkClient` / `connectV2Client`: real MCP clients (@modelcontextprotocol/sdk 1.x and
+ *   @modelcontextprotocol/client 2.x) over streamable HTTP with a bearer key;
+ * - `rpc`: one raw JSON-RPC POST, answer parsed whether it came as JSON or as an event stream;
+ * - `createUserInState`: a user with an API key in one of the six demo states, built directly
+ *   from rows (for tests that need a state without the whole synthetic bank).
+ */
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Database } from "@/db";
+import { bankAccounts, bankConnections, subscriptions, users } from "@/db/schema";
+import { createApiKey } from "@/lib/api-keys";
+
+export const DEMO_STATES = [
+  "active",
+  "none",
+  "canceled",
+  "past_due",
+  "no_connections",
+  "reauth_required",
+] as const;
+export type DemoState = (typeof DEMO_STATES)[number];
+
+export interface StateUser {
+  userId: string;
+  email: string;
+  state: DemoState;
+  apiKey: string;
+  apiKeyId: string;
+  /** Connections created, oldest sync first. */
+  connections: { id: string; institutionName: string; status: string; lastSyncedAt: Date }[];
+}
+
+const random = () => crypto.randomUUID().slice(0, 8);
+
+/**
+ * A user in `state` with one live API key. Active-like states get two banks (synced 1 and 3
+ * hours before `now`); `reauth_required` marks the second one as needing re-authorization.
+ */
+export async function createUserInState(
+  db: Database,
+  state: DemoState,
+  now = new Date(),
+): Promise<StateUser> {
+  const email = `mcp-${state}-${random()}@test.ledgerlink.local`;
+  const [user] = await db
+    .insert(users)
+    .values({ email, name: `MCP ${state}` })
+    .returning({ id: users.id });
+  if (!user) throw new Error("user not created");
+  const status = {
+    active: "active",
+    none: null,
+    canceled: "canceled",
+    past_due: "past_due",
+    no_connections: "active",
+    reauth_required: "active",
+  }[state];
+  if (status) {
+    await db.insert(subscriptions).values({
+      userId: user.id,
+      provider: "local",
+      customerId: `cus_${random()}${random()}`,
+      subscriptionId: `sub_${random()}`,
+      status,
+    });
+  }
+  const connections: StateUser["connections"] = [];
+  if (state !== "no_connections") {
+    const banks = [
+      { institutionName: "First Platypus Bank", hoursAgo: 1, status: "healthy" as const },
+      {
+        institutionName: "Tartan Credit Union",
+        hoursAgo: 3,
+        status: state === "reauth_required" ? ("reauth_required" as const) : ("healthy" as const),
+      },
+    ];
+    for (const bank of banks) {
+      const lastSyncedAt = new Date(now.getTime() - bank.hoursAgo * 3_600_000);
+      const [conn] = await db
+        .insert(bankConnections)
+        .values({
+          userId: user.id,
+          provider: "sandbox",
+          providerItemId: `item_${random()}${random()}`,
+          institutionId: `ins_${random()}`,
+          institutionName: bank.institutionName,
+          status: bank.status,
+          accessTokenCiphertext: "test-only",
+          accessTokenKeyVersion: 1,
+          lastSyncedAt,
+        })
+        .returning({ id: bankConnections.id });
+      if (!conn) throw new Error("connection not created");
+      await db.insert(bankAccounts).values({
+        userId: user.id,
+        connectionId: conn.id,
+        providerAccountId: `acc_${random()}`,
+        name: `${bank.institutionName} Checking`,
+        type: "depository",
+        subtype: "checking",
+        currentBalanceMinor: 123_45,
+        balanceAsOf: lastSyncedAt,
+      });
+      connections.push({
+        id: conn.id,
+        institutionName: bank.institutionName,
+        status: bank.status,
+        lastSyncedAt,
+      });
+    }
+  }
+  const key = await createApiKey(db, user.id, "test key");
+  connections.sort((a, b) => a.lastSyncedAt.getTime() - b.lastSyncedAt.getTime());
+  return { userId: user.id, email, state, apiKey: key.key, apiKeyId: key.id, connections };
+}
+
+/** @modelcontextprotocol/sdk 1.x client, connected (initialize done). */
+export async function connectSdkClient(url: string, apiKey: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+  });
+  const client = new Client({ name: "ledgerlink-test-sdk1", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport, close: () => client.close() };
+}
+
+/** @modelcontextprotocol/client 2.x client, connected; `versions` is what it offers (first = asked). */
+export async function connectV2Client(url: string, apiKey: string, versions?: string[]) {
+  const transport = new V2Transport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+  });
+  const client = new V2Client(
+    { name: "ledgerlink-test-v2", version: "1.0.0" },
+    versions ? { supportedProtocolVersions: versions } : undefined,
+  );
+  await client.connect(transport);
+  return { client, transport, close: () => client.close() };
+}
+
+export interface RpcAnswer {
+  status: number;
+  headers: Headers;
+  contentType: string;
+  /** The JSON-RPC message (from a JSON body or the event stream), or the JSON body of an HTTP error. */
+  body: unknown;
+  text: string;
+}
+
+/** Parses the first JSON-RPC message out of an SSE body. */
+export function parseSse(text: string): unknown {
+  for (const event of text.split(/\r?\n\r?\n/)) {
+    const data = event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).replace(/^ /, ""))
+      .join("\n");
+    if (data) return JSON.parse(data);
+  }
+  return undefined;
+}
+
+/** One raw POST. `body` is sent as JSON unless it is already a string. */
+export async function rpc(
+  url: string,
+  body: unknown,
+  options: { apiKey?: string; headers?: Record<string, string>; accept?: string } = {},
+): Promise<RpcAnswer> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: options.accept ?? "application/json, text/event-stream",
+    ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    ...options.headers,
+  };
+  const res = await fetch(url, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const contentType = res.headers.get("content-type") ?? "";
+  let parsed: unknown;
+  if (contentType.startsWith("text/event-stream")) parsed = parseSse(text);
+  else if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  return { status: res.status, headers: res.headers, contentType, body: parsed, text };
+}
+
+/** An initialize request asking for `protocolVersion`. */
+export function initializeRequest(protocolVersion: string, id: number | string = 1) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw-test", version: "1.0.0" } },
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * Scheduled sync: GET /api/cron/sync (Vercel Cron's `Authorization: Bearer <CRON_SECRET>`) and
+ * the selection of due connections behind it (stale data, not needing the user, not retried too
+ * soon, oldest first, at most the batch size).
+ */
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bankConnections, subscriptions, users } from "@/db/schema";
+import { linkConnection } from "@/lib/banking/connections";
+import { findDueConnections, syncDueConnections } from "@/lib/banking/sync-due";
+import { resetEnvCache } from "@/lib/env";
+import { testDatabaseKind, useTestDatabase } from "@/tests/helpers/db";
+import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
+import { plaidItemData } from "../fixtures/plaid-data";
+import { FAKE_CLIENT_ID, FAKE_SECRET, type PlaidFake, startPlaidFake } from "../fixtures/plaid-fake";
+
+// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
+const getDb = useTestDatabase();
+let fake: PlaidFake;
+let server: ServedRoutes;
+const saved = { ...process.env };
+const SECRET = `cron-${randomUUID()}`;
+const HOUR = 3600_000;
+
+beforeAll(async () => {
+  fake = await startPlaidFake();
+  server = await serveRoutes({ "/api/cron/sync": () => import("@/app/api/cron/sync/route") });
+  Object.assign(process.env, {
+    PLAID_CLIENT_ID: FAKE_CLIENT_ID,
+    PLAID_SECRET: FAKE_SECRET,
+    PLAID_API_BASE: fake.url,
+    CRON_SECRET: SECRET,
+    SYNC_STALE_AFTER_MINUTES: "360",
+  });
+  resetEnvCache();
+});
+
+afterAll(async () => {
+  await server?.close();
+  await fake?.close();
+  process.env = saved;
+  resetEnvCache();
+});
+
+async function userWithConnections(count: number) {
+  const db = getDb();
+  const userId = randomUUID();
+  await db.insert(users).values({ id: userId, email: `cron-${userId}@test.ledgerlink.local` });
+  await db
+    .insert(subscriptions)
+    .values({ userId, provider: "local", customerId: `cus_${userId}`, status: "active" });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const { connection } = await linkConnection(db, {
+      userId,
+      provider: "plaid",
+      publicToken: fake.createPublicToken(plaidItemData()),
+    });
+    ids.push(connection.id);
+  }
+  return { userId, ids };
+}
+
+const get = (headers: Record<string, string>) =>
+  fetch(server.url("/api/cron/sync"), { headers }).then(async (r) => ({
+    status: r.status,
+    body: await r.json(),
+  }));
+
+describe("GET /api/cron/sync", () => {
+  it("refuses a missing, wrong or malformed bearer with 401", async () => {
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer wrong-${SECRET}` },
+      { authorization: `Bearer ${SECRET.slice(0, -1)}` },
+      { authorization: `bearer ${SECRET}` },
+      { authorization: `Bearer  ${SECRET}` },
+      { authorization: SECRET },
+      { authorization: `Basic ${Buffer.from(`x:${SECRET}`).toString("base64")}` },
+    ];
+    for (const headers of attempts) {
+      const res = await get(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+      expect(res.body.error).toBe("unauthorized");
+    }
+  });
+
+  it("refuses everything when CRON_SECRET is unset", async () => {
+    process.env.CRON_SECRET = "";
+    resetEnvCache();
+    try {
+      expect((await get({ authorization: "Bearer " })).status).toBe(401);
+      expect((await get({ authorization: `Bearer ${SECRET}` })).status).toBe(401);
+    } finally {
+      process.env.CRON_SECRET = SECRET;
+      resetEnvCache();
+    }
+  });
+
+  // On the shared Postgres server other test files' connections are due too: the open route
+  // would sync them. Its database-wide run is checked on the per-file PGlite only.
+  it.skipIf(testDatabaseKind() === "postgres")(
+    "with the right secret syncs the stale connections",
+    async () => {
+      const { ids } = await userWithConnections(2);
+      const stale = new Date(Date.now() - 7 * HOUR);
+      await getDb()
+        .update(bankConnections)
+        .set({ lastSyncedAt: stale, lastSyncAttemptAt: stale })
+        .where(eq(bankConnections.id, ids[0]!));
+      const res = await get({ authorization: `Bearer ${SECRET}` });
+      expect(res.status).toBe(200);
+      expect(res.body.results.map((r: { connectionId: string }) => r.connectionId)).toEqual([ids[0]]);
+      const [row] = await getDb().select().from(bankConnections).where(eq(bankConnections.id, ids[0]!));
+      expect(row?.lastSyncedAt?.getTime()).toBeGreaterThan(stale.getTime());
+      expect(JSON.stringify(res.body)).not.toMatch(/access-sandbox-/);
+    },
+  );
+});
+
+describe("syncDueConnections", () => {
+  it("picks stale healthy/erroring connections, oldest first, skips reauth/disconnected/recently tried, caps the batch", async () => {
+    const db = getDb();
+    const { userId, ids } = await userWithConnections(6);
+    const [oldest, older, fresh, reauth, triedRecently, erroring] = ids as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const now = new Date();
+    const set = (id: string, values: Partial<typeof bankConnections.$inferInsert>) =>
+      db.update(bankConnections).set(values).where(eq(bankConnections.id, id));
+    await set(oldest, {
+      lastSyncedAt: new Date(now.getTime() - 48 * HOUR),
+      lastSyncAttemptAt: new Date(now.getTime() - 48 * HOUR),
+    });
+    await set(older, {
+      lastSyncedAt: new Date(now.getTime() - 24 * HOUR),
+      lastSyncAttemptAt: new Date(now.getTime() - 24 * HOUR),
+    });
+    await set(fresh, {
+      lastSyncedAt: new Date(now.getTime() - 1 * HOUR),
+      lastSyncAttemptAt: new Date(now.getTime() - 1 * HOUR),
+    });
+    await set(reauth, {
+      status: "reauth_required",
+      lastSyncedAt: new Date(now.getTime() - 72 * HOUR),
+      lastSyncAttemptAt: new Date(now.getTime() - 72 * HOUR),
+    });
+    await set(triedRecently, {
+      status: "error",
+      lastSyncedAt: new Date(now.getTime() - 30 * HOUR),
+      lastSyncAttemptAt: new Date(now.getTime() - 2 * 60_000),
+    });
+    await set(erroring, {
+      status: "error",
+      lastSyncedAt: new Date(now.getTime() - 12 * HOUR),
+      lastSyncAttemptAt: new Date(now.getTime() - 30 * 60_000),
+    });
+
+    expect(await findDueConnections(db, { now, userIds: [userId], batchSize: 10 })).toEqual([
+      oldest,
+      older,
+      erroring,
+    ]);
+
+    const report = await syncDueConnections(db, { now, userIds: [userId], batchSize: 2 });
+    expect(report).toMatchObject({ due: 2, synced: 2, failed: 0 });
+    expect(report.results.map((r) => r.connectionId).sort()).toEqual([oldest, older].sort());
+    // Synced now, so no longer due; the erroring one is next.
+    expect(await findDueConnections(db, { now, userIds: [userId], batchSize: 10 })).toEqual([erroring]);
+
+    // A failing bank is recorded, the run goes on, and it is not retried for a while.
+    const [row] = await db.select().from(bankConnections).where(eq(bankConnections.id, erroring));
+    const item = [...fake.items.values()].find((i) => i.itemId === row?.providerItemId)!;
+    fake.setItemError(item.itemId, "INSTITUTION_DOWN");
+    const failing = await syncDueConnections(db, { now, userIds: [userId] });
+    expect(failing).toMatchObject({ due: 1, synced: 0, failed: 1 });
+    expect(failing.results[0]).toMatchObject({
+      connectionId: erroring,
+      status: "error",
+      error: "institution_down",
+    });
+    expect(await findDueConnections(db, { now, userIds: [userId] })).toEqual([]);
+    const later = new Date(now.getTime() + 11 * 60_000);
+    // Ten minutes on, both erroring banks are retried, the one with older data first.
+    expect(await findDueConnections(db, { now: later, userIds: [userId] })).toEqual([
+      triedRecently,
+      erroring,
+    ]);
+  });
+});

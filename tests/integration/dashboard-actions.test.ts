@@ -1,0 +1,150 @@
+/**
+ * Server actions act only on the signed-in user's rows and go through lib/action.ts: a foreign
+ * Origin and a missing session are refused; rotating or revoking another user's key fails and
+ * leaves that key working. The real actions run; only Next's request context (headers, session,
+ * cache revalidation) is stood in for.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { users } from "@/db/schema";
+import { IDLE } from "@/lib/action-state";
+import { createApiKey, listApiKeys, verifyApiKey } from "@/lib/api-keys";
+import { resetEnvCache } from "@/lib/env";
+import { useTestDatabase } from "@/tests/helpers/db";
+
+const request = vi.hoisted(() => ({
+  origin: "http://localhost:3999" as string | null,
+  user: null as { id: string; email: string | null; name: string | null } | null,
+}));
+
+vi.mock("next/headers", () => ({
+  headers: async () => new Headers(request.origin ? { origin: request.origin } : {}),
+}));
+vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
+vi.mock("@/lib/auth", () => ({ getSessionUser: async () => request.user }));
+
+const { createApiKeyAction, revokeApiKeyAction, rotateApiKeyAction } = await import(
+  "@/app/dashboard/keys/actions"
+);
+const { localCheckoutAction } = await import("@/app/dashboard/billing/actions");
+
+// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
+const getDb = useTestDatabase();
+const savedAppUrl = process.env.APP_URL;
+
+beforeAll(() => {
+  process.env.APP_URL = "http://localhost:3999";
+  resetEnvCache();
+});
+afterAll(() => {
+  if (savedAppUrl === undefined) delete process.env.APP_URL;
+  else process.env.APP_URL = savedAppUrl;
+  resetEnvCache();
+});
+
+async function createUser() {
+  const [user] = await getDb()
+    .insert(users)
+    .values({ email: `dash-${randomUUID()}@example.test` })
+    .returning();
+  if (!user) throw new Error("no user");
+  return { id: user.id, email: user.email, name: null };
+}
+
+const form = (fields: Record<string, string>) => {
+  const data = new FormData();
+  for (const [k, v] of Object.entries(fields)) data.set(k, v);
+  return data;
+};
+
+beforeEach(() => {
+  request.origin = "http://localhost:3999";
+  request.user = null;
+});
+
+describe("API key actions", () => {
+  it("create, rotate (old key stops, new works) and revoke the signed-in user's own key", async () => {
+    const alice = await createUser();
+    request.user = alice;
+    const created = await createApiKeyAction(IDLE, form({ name: "Claude Code" }));
+    if (created.status !== "ok") throw new Error(JSON.stringify(created));
+    expect(created.data.key).toMatch(/^llk_/);
+    expect((await verifyApiKey(getDb(), created.data.key))?.userId).toBe(alice.id);
+
+    const rotated = await rotateApiKeyAction(IDLE, form({ keyId: created.data.id }));
+    if (rotated.status !== "ok") throw new Error(JSON.stringify(rotated));
+    expect(rotated.data.name).toBe("Claude Code");
+    expect(await verifyApiKey(getDb(), created.data.key)).toBeNull();
+    expect((await verifyApiKey(getDb(), rotated.data.key))?.userId).toBe(alice.id);
+
+    const revoked = await revokeApiKeyAction(IDLE, form({ keyId: rotated.data.id }));
+    expect(revoked.status).toBe("ok");
+    expect(await verifyApiKey(getDb(), rotated.data.key)).toBeNull();
+    expect(await listApiKeys(getDb(), alice.id)).toEqual([]);
+  });
+
+  it("rotating or revoking another user's key id fails and leaves it working", async () => {
+    const alice = await createUser();
+    const mallory = await createUser();
+    const aliceKey = await createApiKey(getDb(), alice.id, "alice laptop");
+    request.user = mallory;
+
+    const rotate = await rotateApiKeyAction(IDLE, form({ keyId: aliceKey.id }));
+    expect(rotate).toMatchObject({ status: "error", error: "No such active key." });
+    const revoke = await revokeApiKeyAction(IDLE, form({ keyId: aliceKey.id }));
+    expect(revoke).toMatchObject({ status: "error", error: "No such active key." });
+
+    expect((await verifyApiKey(getDb(), aliceKey.key))?.userId).toBe(alice.id);
+    expect((await listApiKeys(getDb(), alice.id)).map((k) => k.id)).toEqual([aliceKey.id]);
+    expect(await listApiKeys(getDb(), mallory.id)).toEqual([]);
+  });
+
+  it("refuses a foreign or missing Origin, and a request without a session", async () => {
+    const alice = await createUser();
+    const aliceKey = await createApiKey(getDb(), alice.id, "alice");
+    request.user = alice;
+
+    request.origin = "https://evil.example";
+    expect(await revokeApiKeyAction(IDLE, form({ keyId: aliceKey.id }))).toMatchObject({ status: "error" });
+    request.origin = null;
+    expect(await revokeApiKeyAction(IDLE, form({ keyId: aliceKey.id }))).toMatchObject({ status: "error" });
+    expect((await verifyApiKey(getDb(), aliceKey.key))?.userId).toBe(alice.id);
+
+    request.origin = "http://localhost:3999";
+    request.user = null;
+    const anonymous = await createApiKeyAction(IDLE, form({ name: "x" }));
+    expect(anonymous).toMatchObject({ status: "error" });
+    expect(await listApiKeys(getDb(), alice.id)).toHaveLength(1);
+  });
+
+  it("validates input with zod and names the field", async () => {
+    request.user = await createUser();
+    expect(await createApiKeyAction(IDLE, form({ name: "   " }))).toMatchObject({
+      status: "error",
+      field: "name",
+    });
+    expect(await createApiKeyAction(IDLE, form({ name: "x".repeat(65) }))).toMatchObject({
+      status: "error",
+      field: "name",
+    });
+  });
+});
+
+describe("billing actions", () => {
+  it("the local checkout only changes the signed-in user's subscription (and redirects)", async () => {
+    const alice = await createUser();
+    const bob = await createUser();
+    request.user = alice;
+    // redirect() throws Next's redirect signal; the wrapper lets it through.
+    await expect(localCheckoutAction(IDLE, form({ outcome: "succeed" }))).rejects.toMatchObject({
+      digest: expect.stringContaining("NEXT_REDIRECT"),
+    });
+    const { getAccess } = await import("@/lib/access");
+    expect((await getAccess(getDb(), alice.id)).subscription).toBe("active");
+    expect((await getAccess(getDb(), bob.id)).subscription).toBe("none");
+    expect(await localCheckoutAction(IDLE, form({ outcome: "free-forever" }))).toMatchObject({
+      status: "error",
+      field: "outcome",
+    });
+  });
+});

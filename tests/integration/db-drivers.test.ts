@@ -1,0 +1,73 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { openDatabase } from "@/db";
+import { users } from "@/db/schema";
+import { testDatabaseKind } from "../helpers/db";
+import { startWsProxy } from "../helpers/ws-proxy";
+
+// The server-backed cases run in the `postgres` project only (its global setup owns the schema).
+const pgUrl = testDatabaseKind() === "postgres" ? process.env.TEST_DATABASE_URL : undefined;
+
+async function tableNames(db: Awaited<ReturnType<typeof openDatabase>>["db"]) {
+  const result = await db.execute(
+    sql`select table_name from information_schema.tables where table_schema = 'public' order by 1`,
+  );
+  // Every driver answers { rows }, but the shared Database type cannot say so.
+  return z
+    .object({ rows: z.array(z.object({ table_name: z.string() })) })
+    .parse(result)
+    .rows.map((r) => r.table_name);
+}
+
+describe("database drivers", () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close();
+  });
+
+  it("migrates embedded PGlite on open and round-trips a row", async () => {
+    const handle = await openDatabase({ pgliteDir: "memory://" });
+    closers.push(handle.close);
+    expect(handle.kind).toBe("pglite");
+    const tables = await tableNames(handle.db);
+    for (const t of ["users", "api_keys", "transactions", "bank_connections", "oauth_tokens", "tool_calls"]) {
+      expect(tables).toContain(t);
+    }
+    const [row] = await handle.db.insert(users).values({ email: "pglite@test.local" }).returning();
+    expect(row?.timezone).toBe("UTC");
+  });
+
+  it.runIf(pgUrl)("applies the same migrations on the real PostgreSQL server", async () => {
+    const handle = await openDatabase({ url: pgUrl, driver: "pg", migrate: true });
+    closers.push(handle.close);
+    expect(handle.kind).toBe("pg");
+    const tables = await tableNames(handle.db);
+    expect(tables).toContain("transactions");
+    expect(tables).toContain("balance_snapshots");
+  });
+
+  it.runIf(pgUrl)("runs queries through the Neon serverless driver via a WebSocket proxy", async () => {
+    const { neonConfig } = await import("@neondatabase/serverless");
+    const ws = (await import("ws")).default;
+    const proxy = await startWsProxy();
+    closers.push(proxy.close);
+    neonConfig.webSocketConstructor = ws;
+    neonConfig.wsProxy = (host, port) => `127.0.0.1:${proxy.port}/v2?address=${host}:${port}`;
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineConnect = false;
+    neonConfig.pipelineTLS = false;
+
+    const handle = await openDatabase({ url: pgUrl, driver: "neon" });
+    closers.push(handle.close);
+    expect(handle.kind).toBe("neon");
+    const email = `neon-${crypto.randomUUID()}@test.local`;
+    const id = await handle.db.transaction(async (tx) => {
+      const [row] = await tx.insert(users).values({ email }).returning({ id: users.id });
+      return row?.id;
+    });
+    const [found] = await handle.db.select().from(users).where(eq(users.email, email));
+    expect(found?.id).toBe(id);
+    await handle.db.delete(users).where(eq(users.email, email));
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The browser-facing Plaid routes (/api/plaid/link-token, /api/plaid/exchange) mounted on a real
+ * HTTP server. The session is the only thing faked (Auth.js needs Next's request scope): each
+ * request acts as `sessionUser`.
+ */
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bankConnections, subscriptions, users } from "@/db/schema";
+import { syncNow } from "@/lib/banking/connections";
+import { resetEnvCache } from "@/lib/env";
+import { useTestDatabase } from "@/tests/helpers/db";
+import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
+import { plaidItemData } from "../fixtures/plaid-data";
+import { FAKE_CLIENT_ID, FAKE_SECRET, type PlaidFake, startPlaidFake } from "../fixtures/plaid-fake";
+
+const session = vi.hoisted(() => ({
+  user: null as { id: string; email: string | null; name: string | null } | null,
+}));
+vi.mock("@/lib/auth", () => ({ getSessionUser: async () => session.user }));
+
+// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
+const getDb = useTestDatabase();
+let fake: PlaidFake;
+let server: ServedRoutes;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  fake = await startPlaidFake();
+  server = await serveRoutes({
+    "/api/plaid/link-token": () => import("@/app/api/plaid/link-token/route"),
+    "/api/plaid/exchange": () => import("@/app/api/plaid/exchange/route"),
+  });
+  Object.assign(process.env, {
+    PLAID_CLIENT_ID: FAKE_CLIENT_ID,
+    PLAID_SECRET: FAKE_SECRET,
+    PLAID_API_BASE: fake.url,
+  });
+  resetEnvCache();
+});
+
+afterAll(async () => {
+  await server?.close();
+  await fake?.close();
+  process.env = saved;
+  resetEnvCache();
+});
+
+async function createUser() {
+  const id = randomUUID();
+  await getDb()
+    .insert(users)
+    .values({ id, email: `plaid-rt-${id}@test.ledgerlink.local` });
+  await getDb()
+    .insert(subscriptions)
+    .values({ userId: id, provider: "local", customerId: `cus_${id}`, status: "active" });
+  return { id, email: null, name: null };
+}
+
+async function post(path: string, body: unknown, origin: string | null = server.origin) {
+  const res = await fetch(server.url(path), {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(origin ? { origin } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text) as Record<string, unknown>, text };
+}
+
+describe("Plaid routes", () => {
+  it("refuse without a session (401), from a foreign origin (403), and with bad input (400)", async () => {
+    session.user = null;
+    expect((await post("/api/plaid/link-token", {})).status).toBe(401);
+    expect((await post("/api/plaid/exchange", { public_token: "x" })).status).toBe(401);
+    session.user = await createUser();
+    expect((await post("/api/plaid/link-token", {}, "https://evil.example")).status).toBe(403);
+    expect((await post("/api/plaid/link-token", {}, null)).status).toBe(403);
+    const bad = await post("/api/plaid/exchange", { public_token: 42 });
+    expect(bad.status).toBe(400);
+  });
+
+  it("answer 404 when Plaid is not configured", async () => {
+    session.user = await createUser();
+    process.env.PLAID_SECRET = "";
+    resetEnvCache();
+    try {
+      expect((await post("/api/plaid/link-token", {})).status).toBe(404);
+    } finally {
+      process.env.PLAID_SECRET = FAKE_SECRET;
+      resetEnvCache();
+    }
+  });
+
+  it("link a bank: a link token, then the exchange stores it for the session user and syncs it", async () => {
+    const user = await createUser();
+    session.user = user;
+    const token = await post("/api/plaid/link-token", {});
+    expect(token.status).toBe(200);
+    expect(token.body.link_token).toMatch(/^link-sandbox-/);
+    const create = fake.requests.filter((r) => r.path === "/link/token/create").at(-1);
+    expect(create?.body.user).toEqual({ client_user_id: user.id });
+
+    const publicToken = fake.createPublicToken(plaidItemData());
+    const exchanged = await post("/api/plaid/exchange", { public_token: publicToken });
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.body).toMatchObject({ status: "healthy", accounts: 6 });
+    const item = fake.itemForPublicToken(publicToken)!;
+    expect(exchanged.text).not.toContain(item.accessToken);
+    const [row] = await getDb()
+      .select()
+      .from(bankConnections)
+      .where(eq(bankConnections.id, String(exchanged.body.connection_id)));
+    expect(row).toMatchObject({ userId: user.id, provider: "plaid", providerItemId: item.itemId });
+
+    // A public token works once.
+    expect((await post("/api/plaid/exchange", { public_token: publicToken })).status).toBe(502);
+  });
+
+  it("reconnect: update-mode link token and exchange for one's own Plaid connection only", async () => {
+    const owner = await createUser();
+    session.user = owner;
+    const publicToken = fake.createPublicToken(plaidItemData());
+    const linked = await post("/api/plaid/exchange", { public_token: publicToken });
+    const connectionId = String(linked.body.connection_id);
+    const item = fake.itemForPublicToken(publicToken)!;
+    fake.setItemError(item.itemId, "ITEM_LOGIN_REQUIRED");
+    expect((await syncNow(getDb(), owner.id, connectionId)).status).toBe("reauth_required");
+
+    const update = await post("/api/plaid/link-token", { connection_id: connectionId });
+    expect(update.status).toBe(200);
+    expect(fake.requests.filter((r) => r.path === "/link/token/create").at(-1)?.body.access_token).toBe(
+      item.accessToken,
+    );
+
+    // Still broken at Plaid: the reconnect is refused and the state stays.
+    const early = await post("/api/plaid/exchange", { mode: "update", connection_id: connectionId });
+    expect(early.status).toBe(409);
+    fake.setItemError(item.itemId, null);
+    const done = await post("/api/plaid/exchange", { mode: "update", connection_id: connectionId });
+    expect(done).toMatchObject({ status: 200, body: { status: "healthy", connection_id: connectionId } });
+
+    // Another user cannot touch it.
+    session.user = await createUser();
+    expect((await post("/api/plaid/link-token", { connection_id: connectionId })).status).toBe(404);
+    expect((await post("/api/plaid/exchange", { mode: "update", connection_id: connectionId })).status).toBe(
+      404,
+    );
+  });
+});

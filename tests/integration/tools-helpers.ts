@@ -1,0 +1,149 @@
+/**
+ * Helpers of the tools' integration tests: a fresh user with hand-made bank rows (for the rule
+ * cases), a tool context with a pinned clock, and `callTool`, which parses the arguments with the
+ * tool's own zod input (as registerTools does), runs it and checks `data` against the tool's
+ * declared data schema (what becomes its outputSchema).
+ */
+import { randomUUID } from "node:crypto";
+import { expect } from "vitest";
+import type { Database } from "@/db";
+import {
+  type AccountType,
+  bankAccounts,
+  bankConnections,
+  liabilities,
+  subscriptions,
+  transactions,
+  users,
+} from "@/db/schema";
+import { getAccess } from "@/lib/access";
+import type { ToolContext, ToolDefinition, ToolOutput } from "@/lib/mcp/define-tool";
+
+export async function createUser(db: Database, timezone = "UTC"): Promise<string> {
+  const id = randomUUID();
+  await db.insert(users).values({ id, email: `tools-${id}@example.test`, timezone });
+  await db
+    .insert(subscriptions)
+    .values({ userId: id, provider: "local", customerId: `cus_${id}`, status: "active" });
+  return id;
+}
+
+export async function addConnection(
+  db: Database,
+  userId: string,
+  institutionName = "Test Bank",
+): Promise<string> {
+  const id = randomUUID();
+  await db.insert(bankConnections).values({
+    id,
+    userId,
+    provider: "sandbox",
+    providerItemId: `item_${id}`,
+    institutionId: "ins_test",
+    institutionName,
+    accessTokenCiphertext: "x",
+    accessTokenKeyVersion: 1,
+    lastSyncedAt: new Date("2025-11-10T00:00:00Z"),
+  });
+  return id;
+}
+
+export async function addAccount(
+  db: Database,
+  userId: string,
+  connectionId: string,
+  a: { name: string; type: AccountType; balance: number; limit?: number; subtype?: string },
+): Promise<string> {
+  const id = randomUUID();
+  await db.insert(bankAccounts).values({
+    id,
+    userId,
+    connectionId,
+    providerAccountId: `acc_${id}`,
+    name: a.name,
+    type: a.type,
+    subtype: a.subtype ?? null,
+    currentBalanceMinor: a.balance,
+    availableBalanceMinor: a.balance,
+    limitMinor: a.limit ?? null,
+    mask: "0000",
+  });
+  return id;
+}
+
+export interface RawTxn {
+  accountId: string;
+  date: string;
+  amountMinor: number;
+  category: string;
+  name: string;
+  merchantName?: string | null;
+  pending?: boolean;
+  isTransfer?: boolean;
+  providerTransactionId?: string;
+  pendingTransactionId?: string | null;
+}
+
+export async function addTransactions(db: Database, userId: string, rows: RawTxn[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.insert(transactions).values(
+      rows.slice(i, i + 500).map((r) => ({
+        userId,
+        accountId: r.accountId,
+        providerTransactionId: r.providerTransactionId ?? randomUUID(),
+        pendingTransactionId: r.pendingTransactionId ?? null,
+        date: r.date,
+        name: r.name,
+        merchantName: r.merchantName ?? null,
+        amountMinor: r.amountMinor,
+        category: r.category,
+        pending: r.pending ?? false,
+        isTransfer: r.isTransfer ?? false,
+      })),
+    );
+  }
+}
+
+export async function addLiability(
+  db: Database,
+  userId: string,
+  accountId: string,
+  l: { kind: "credit" | "student" | "mortgage" | "other"; apr: string; minimum: number; due: string },
+): Promise<void> {
+  await db.insert(liabilities).values({
+    accountId,
+    userId,
+    kind: l.kind,
+    aprPercentage: l.apr,
+    minimumPaymentMinor: l.minimum,
+    nextPaymentDueDate: l.due,
+  });
+}
+
+export async function contextFor(
+  db: Database,
+  userId: string,
+  now: Date,
+  timezone = "UTC",
+): Promise<ToolContext> {
+  return { db, userId, timezone, now, access: await getAccess(db, userId) };
+}
+
+/** Parses `args` with the tool's input, runs it, and checks the data against its data schema. */
+export async function callTool<I extends ToolDefinition["input"], D extends ToolDefinition["data"]>(
+  tool: ToolDefinition<I, D>,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ToolOutput<import("zod").output<D>>> {
+  const parsed = tool.input.safeParse(args);
+  if (!parsed.success) throw new Error(`bad test arguments: ${parsed.error.message}`);
+  const out = await tool.run(parsed.data, ctx);
+  const check = tool.data.safeParse(out.data);
+  expect(check.success, check.success ? "" : JSON.stringify(check.error.issues)).toBe(true);
+  return out;
+}
+
+/** Cents of a decimal amount from a tool's output (exact for two-decimal values). */
+export function cents(amount: number): number {
+  return Math.round(amount * 100);
+}

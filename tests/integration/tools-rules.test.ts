@@ -1,0 +1,570 @@
+/**
+ * The counting rules on hand-made rows, where each special case is known exactly: transfers
+ * excluded, a still-pending charge counted, refunds lowering their category, liabilities
+ * positive, totals over all matches while the page is limited, foreign ids finding nothing, bad
+ * arguments named. Expected figures are computed in plain TypeScript from the same raw rows.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { categoryKind } from "@/lib/finance/categories";
+import { envelopeSchema } from "@/lib/mcp/envelope";
+import { allTools } from "@/lib/mcp/tools";
+import { findUnusualActivityTool } from "@/lib/mcp/tools/find-unusual-activity";
+import { getCashFlowTool } from "@/lib/mcp/tools/get-cash-flow";
+import { getFinancialOverviewTool } from "@/lib/mcp/tools/get-financial-overview";
+import { getLiabilitiesTool } from "@/lib/mcp/tools/get-liabilities";
+import { getNetWorthTool } from "@/lib/mcp/tools/get-net-worth";
+import { getSpendingBreakdownTool } from "@/lib/mcp/tools/get-spending-breakdown";
+import { listAccountsTool } from "@/lib/mcp/tools/list-accounts";
+import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
+import { useTestDatabase } from "../helpers/db";
+import {
+  addAccount,
+  addConnection,
+  addLiability,
+  addTransactions,
+  callTool,
+  cents,
+  contextFor,
+  createUser,
+  type RawTxn,
+} from "./tools-helpers";
+
+// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
+const getDb = useTestDatabase();
+const NOW = new Date("2025-11-10T15:00:00Z");
+
+let userId: string;
+let otherUserId: string;
+let otherAccountId: string;
+let otherConnectionId: string;
+const acct = { checking: "", savings: "", card: "", mortgage: "", brokerage: "" };
+const raw: RawTxn[] = [];
+
+/** Plain-TypeScript income and spending of raw rows over a date range (the documented rules). */
+function expectedFlow(rows: RawTxn[], start: string, end: string) {
+  let income = 0;
+  let spending = 0;
+  const byCategory = new Map<string, number>();
+  for (const r of rows) {
+    if (r.date < start || r.date > end || r.isTransfer) continue;
+    const kind = categoryKind(r.category);
+    if (kind === "income") income += r.amountMinor;
+    if (kind === "spending") {
+      spending -= r.amountMinor;
+      byCategory.set(r.category, (byCategory.get(r.category) ?? 0) - r.amountMinor);
+    }
+  }
+  return { income, spending, byCategory };
+}
+
+beforeAll(async () => {
+  const db = getDb();
+  userId = await createUser(db);
+  const conn = await addConnection(db, userId, "Rule Bank");
+  acct.checking = await addAccount(db, userId, conn, {
+    name: "Checking",
+    type: "depository",
+    balance: 500_000,
+  });
+  acct.savings = await addAccount(db, userId, conn, {
+    name: "Savings",
+    type: "depository",
+    balance: 1_000_000,
+  });
+  acct.card = await addAccount(db, userId, conn, {
+    name: "Card",
+    type: "credit",
+    balance: 123_456,
+    limit: 500_000,
+  });
+  acct.mortgage = await addAccount(db, userId, conn, { name: "Mortgage", type: "loan", balance: 25_000_000 });
+  acct.brokerage = await addAccount(db, userId, conn, {
+    name: "Brokerage",
+    type: "investment",
+    balance: 2_000_000,
+  });
+  await addLiability(db, userId, acct.card, {
+    kind: "credit",
+    apr: "24.0000",
+    minimum: 3_500,
+    due: "2025-11-14",
+  });
+  await addLiability(db, userId, acct.mortgage, {
+    kind: "mortgage",
+    apr: "6.0000",
+    minimum: 180_000,
+    due: "2025-12-01",
+  });
+
+  const c = acct.checking;
+  raw.push(
+    {
+      accountId: c,
+      date: "2025-10-01",
+      amountMinor: 300_000,
+      category: "income",
+      name: "ACME PAYROLL",
+      merchantName: "Acme",
+    },
+    {
+      accountId: c,
+      date: "2025-10-15",
+      amountMinor: 300_000,
+      category: "income",
+      name: "ACME PAYROLL",
+      merchantName: "Acme",
+    },
+    {
+      accountId: acct.savings,
+      date: "2025-10-31",
+      amountMinor: 123,
+      category: "interest_earned",
+      name: "INTEREST",
+    },
+    {
+      accountId: c,
+      date: "2025-10-03",
+      amountMinor: -10_050,
+      category: "groceries",
+      name: "WHOLE FOODS",
+      merchantName: "Whole Foods",
+    },
+    {
+      accountId: acct.card,
+      date: "2025-10-04",
+      amountMinor: -4_950,
+      category: "groceries",
+      name: "TRADER JOES",
+      merchantName: "Trader Joe's",
+    },
+    {
+      accountId: acct.card,
+      date: "2025-10-05",
+      amountMinor: -20_000,
+      category: "shopping",
+      name: "BIG STORE",
+      merchantName: "Big Store",
+    },
+    // A refund: lowers shopping, is not income.
+    {
+      accountId: acct.card,
+      date: "2025-10-20",
+      amountMinor: 5_000,
+      category: "shopping",
+      name: "BIG STORE REFUND",
+      merchantName: "Big Store",
+    },
+    // Transfers between own accounts, both legs; a card payment, both legs.
+    {
+      accountId: c,
+      date: "2025-10-10",
+      amountMinor: -50_000,
+      category: "transfer",
+      name: "TO SAVINGS",
+      isTransfer: true,
+    },
+    {
+      accountId: acct.savings,
+      date: "2025-10-10",
+      amountMinor: 50_000,
+      category: "transfer",
+      name: "FROM CHECKING",
+      isTransfer: true,
+    },
+    {
+      accountId: c,
+      date: "2025-10-25",
+      amountMinor: -30_000,
+      category: "credit_card_payment",
+      name: "CARD PAYMENT",
+      isTransfer: true,
+    },
+    {
+      accountId: acct.card,
+      date: "2025-10-25",
+      amountMinor: 30_000,
+      category: "credit_card_payment",
+      name: "PAYMENT THANK YOU",
+      isTransfer: true,
+    },
+    // A pending charge (40.00) that posted with a tip (45.00): the sync stores only the posted row,
+    // which names the pending one (tools-sandbox.test.ts proves the replacement end to end).
+    {
+      accountId: acct.card,
+      date: "2025-10-30",
+      amountMinor: -4_500,
+      category: "restaurants",
+      name: "BISTRO",
+      merchantName: "Bistro",
+      pendingTransactionId: "pend-1",
+    },
+    // Still pending: counted.
+    {
+      accountId: acct.card,
+      date: "2025-10-31",
+      amountMinor: -1_000,
+      category: "restaurants",
+      name: "TACO STAND",
+      merchantName: "Taco Stand",
+      pending: true,
+    },
+    // Wildcards in text.
+    {
+      accountId: c,
+      date: "2025-10-12",
+      amountMinor: -333,
+      category: "groceries",
+      name: "100% JUICE BAR",
+      merchantName: "100% Juice",
+    },
+    {
+      accountId: c,
+      date: "2025-10-12",
+      amountMinor: -444,
+      category: "groceries",
+      name: "1000 JUICES",
+      merchantName: "1000 Juices",
+    },
+  );
+  // Hundreds of coffees in September for the page-vs-summary check.
+  for (let i = 0; i < 320; i++) {
+    raw.push({
+      accountId: i % 2 ? c : acct.card,
+      date: `2025-09-${String((i % 30) + 1).padStart(2, "0")}`,
+      amountMinor: -(250 + ((i * 37) % 900)),
+      category: "restaurants",
+      name: `SQ *COFFEE ${i}`,
+      merchantName: "Blue Coffee",
+    });
+  }
+  // Fill in provider ids for rows that do not set one, so the raw list is the stored list.
+  raw.forEach((r, i) => {
+    r.providerTransactionId ??= `txn-${i}`;
+  });
+  await addTransactions(db, userId, raw);
+
+  otherUserId = await createUser(db);
+  otherConnectionId = await addConnection(db, otherUserId, "Other Bank");
+  otherAccountId = await addAccount(db, otherUserId, otherConnectionId, {
+    name: "Other",
+    type: "depository",
+    balance: 99,
+  });
+  await addTransactions(db, otherUserId, [
+    {
+      accountId: otherAccountId,
+      date: "2025-10-05",
+      amountMinor: -999_999,
+      category: "shopping",
+      name: "BIG STORE",
+    },
+  ]);
+});
+
+describe("income and spending rules", () => {
+  it("cash flow for October: transfers excluded, refund lowers spending, pending-then-posted once", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    const out = await callTool(getCashFlowTool, { start_date: "2025-10-01", end_date: "2025-10-31" }, ctx);
+    const expected = expectedFlow(raw, "2025-10-01", "2025-10-31");
+    // Hand-checked too: income 3000+3000+1.23; spending 100.50+49.50+3.33+4.44 + 200−50 + 45+10.
+    expect(expected.income).toBe(600_123);
+    expect(expected.spending).toBe(10_050 + 4_950 + 333 + 444 + 15_000 + 4_500 + 1_000);
+    const month = out.data.intervals.find((i) => i.label === "2025-10");
+    expect(month).toBeDefined();
+    expect(cents(month?.income ?? 0)).toBe(expected.income);
+    expect(cents(month?.spending ?? 0)).toBe(expected.spending);
+    expect(cents(month?.net ?? 0)).toBe(expected.income - expected.spending);
+    expect(month?.savings_rate).toBeCloseTo((expected.income - expected.spending) / expected.income, 4);
+    expect(cents(out.data.totals.income)).toBe(expected.income);
+    expect(out.data.top_income_sources[0]?.source).toBe("Acme");
+    expect(cents(out.data.top_income_sources[0]?.amount ?? 0)).toBe(600_000);
+  });
+
+  it("spending breakdown by category matches, with the refund netted and no transfer group", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    const out = await callTool(getSpendingBreakdownTool, { period: "last_month" }, ctx);
+    expect(out.data.range).toEqual({ start: "2025-10-01", end: "2025-10-31" });
+    const expected = expectedFlow(raw, "2025-10-01", "2025-10-31");
+    expect(cents(out.data.total_spending)).toBe(expected.spending);
+    for (const [category, amount] of expected.byCategory) {
+      const group = out.data.groups.find((g) => g.key === category);
+      expect(cents(group?.amount ?? Number.NaN), category).toBe(amount);
+    }
+    expect(out.data.groups.map((g) => g.key).sort()).toEqual([...expected.byCategory.keys()].sort());
+    const shopping = out.data.groups.find((g) => g.key === "shopping");
+    expect(shopping?.amount).toBe(150);
+    expect(shopping?.count).toBe(2);
+    const restaurants = out.data.groups.find((g) => g.key === "restaurants");
+    expect(restaurants?.amount).toBe(55);
+    // Previous period: September's coffees.
+    const sept = expectedFlow(raw, "2025-09-01", "2025-09-30");
+    expect(cents(out.data.previous_total_spending ?? 0)).toBe(sept.spending);
+    expect(cents(restaurants?.previous_amount ?? 0)).toBe(sept.byCategory.get("restaurants"));
+  });
+
+  it("top_n cuts the list but not the total", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    const out = await callTool(
+      getSpendingBreakdownTool,
+      { period: "last_month", top_n: 1, group_by: "merchant" },
+      ctx,
+    );
+    expect(out.data.groups).toHaveLength(1);
+    const listed = out.data.groups.reduce((n, g) => n + cents(g.amount), 0);
+    expect(listed + cents(out.data.other?.amount ?? 0)).toBe(cents(out.data.total_spending));
+    expect(cents(out.data.total_spending)).toBe(expectedFlow(raw, "2025-10-01", "2025-10-31").spending);
+  });
+
+  it("overview compares this period with the previous one and sums balances", async () => {
+    const ctx = await contextFor(getDb(), userId, new Date("2025-10-31T23:00:00Z"));
+    const out = await callTool(getFinancialOverviewTool, {}, ctx);
+    const oct = expectedFlow(raw, "2025-10-01", "2025-10-31");
+    const sep = expectedFlow(raw, "2025-09-01", "2025-09-30");
+    expect(cents(out.data.current.income)).toBe(oct.income);
+    expect(cents(out.data.current.spending)).toBe(oct.spending);
+    expect(cents(out.data.previous.spending)).toBe(sep.spending);
+    expect(cents(out.data.change.spending)).toBe(oct.spending - sep.spending);
+    expect(cents(out.data.cash)).toBe(1_500_000);
+    expect(cents(out.data.debt)).toBe(123_456 + 25_000_000);
+    expect(cents(out.data.net_worth)).toBe(500_000 + 1_000_000 + 2_000_000 - 123_456 - 25_000_000);
+    expect(out.data.top_categories.length).toBeLessThanOrEqual(5);
+    expect(out.data.connections[0]?.institution).toBe("Rule Bank");
+  });
+});
+
+describe("liabilities and net worth", () => {
+  it("reports balances owed as positive and net worth as assets minus liabilities", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    const liab = await callTool(getLiabilitiesTool, {}, ctx);
+    expect(liab.data.credit_cards[0]?.balance).toBe(1234.56);
+    expect(liab.data.credit_cards[0]?.utilization).toBeCloseTo(123_456 / 500_000, 4);
+    expect(liab.data.loans[0]?.balance).toBe(250_000);
+    expect(liab.data.loans[0]?.kind).toBe("mortgage");
+    expect(cents(liab.data.totals.total_debt)).toBe(123_456 + 25_000_000);
+    const weighted = (123_456 * 24 + 25_000_000 * 6) / (123_456 + 25_000_000);
+    expect(liab.data.totals.weighted_apr).toBeCloseTo(weighted, 2);
+    const onlyCards = await callTool(getLiabilitiesTool, { types: ["credit"] }, ctx);
+    expect(onlyCards.data.loans).toHaveLength(0);
+
+    const nw = await callTool(getNetWorthTool, { interval: "none" }, ctx);
+    expect(cents(nw.data.assets)).toBe(3_500_000);
+    expect(cents(nw.data.liabilities)).toBe(25_123_456);
+    expect(cents(nw.data.net_worth)).toBe(3_500_000 - 25_123_456);
+    expect(nw.data.history).toEqual([]);
+    expect(nw.data.history_starts).toBeNull();
+
+    const accounts = await callTool(listAccountsTool, {}, ctx);
+    expect(accounts.data.accounts).toHaveLength(5);
+    expect(accounts.data.accounts.find((a) => a.type === "credit")?.is_liability).toBe(true);
+    expect(cents(accounts.data.totals.net)).toBe(3_500_000 - 25_123_456);
+  });
+});
+
+describe("search_transactions", () => {
+  it("summarises all matches while returning a limited page, and pages with the cursor", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    const coffees = raw.filter((r) => r.merchantName === "Blue Coffee");
+    const out = await callTool(searchTransactionsTool, { query: "coffee", limit: 5 }, ctx);
+    expect(out.data.transactions).toHaveLength(5);
+    expect(out.data.summary.count).toBe(320);
+    expect(cents(out.data.summary.outflow)).toBe(coffees.reduce((n, r) => n + r.amountMinor, 0));
+    expect(out.data.summary.inflow).toBe(0);
+    expect(out.page?.total_count).toBe(320);
+    expect(out.page?.has_more).toBe(true);
+    // Newest first.
+    const dates = out.data.transactions.map((t) => t.date);
+    expect([...dates].sort().reverse()).toEqual(dates);
+
+    const seen = new Set(out.data.transactions.map((t) => t.id));
+    let cursor = out.page?.next_cursor;
+    let pages = 1;
+    while (cursor) {
+      // The cursor carries the offset and the filters, not the page size: a larger next page is fine.
+      const next = await callTool(searchTransactionsTool, { query: "coffee", limit: 100, cursor }, ctx);
+      for (const t of next.data.transactions) seen.add(t.id);
+      expect(next.data.summary.count).toBe(320);
+      cursor = next.page?.next_cursor;
+      pages++;
+    }
+    expect(seen.size).toBe(320);
+    expect(pages).toBe(5);
+  });
+
+  it("filters by direction, amount, pending, transfers, category and escapes wildcards", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    const october = { start_date: "2025-10-01", end_date: "2025-10-31" };
+    const inflow = await callTool(searchTransactionsTool, { ...october, direction: "inflow" }, ctx);
+    const expectedIn = raw.filter(
+      (r) => r.date >= "2025-10-01" && r.date <= "2025-10-31" && r.amountMinor > 0,
+    );
+    expect(inflow.data.summary.count).toBe(expectedIn.length);
+    expect(cents(inflow.data.summary.inflow)).toBe(expectedIn.reduce((n, r) => n + r.amountMinor, 0));
+
+    const noTransfers = await callTool(searchTransactionsTool, { ...october, exclude_transfers: true }, ctx);
+    expect(noTransfers.data.transactions.some((t) => t.is_transfer)).toBe(false);
+
+    const posted = await callTool(searchTransactionsTool, { ...october, include_pending: false }, ctx);
+    expect(posted.data.transactions.some((t) => t.pending)).toBe(false);
+
+    // One row per purchase: the posted Bistro charge at its final amount.
+    const bistro = await callTool(searchTransactionsTool, { query: "bistro" }, ctx);
+    expect(bistro.data.transactions).toHaveLength(1);
+    expect(bistro.data.transactions[0]?.amount).toBe(-45);
+
+    const big = await callTool(
+      searchTransactionsTool,
+      { min_amount: 200, max_amount: 3000, sort: "amount_desc" },
+      ctx,
+    );
+    const expectedBig = raw.filter(
+      (r) => Math.abs(r.amountMinor) >= 20_000 && Math.abs(r.amountMinor) <= 300_000,
+    );
+    expect(big.data.summary.count).toBe(expectedBig.length);
+    const amounts = big.data.transactions.map((t) => Math.abs(t.amount));
+    expect([...amounts].sort((a, b) => b - a)).toEqual(amounts);
+
+    const percent = await callTool(searchTransactionsTool, { query: "%" }, ctx);
+    expect(percent.data.transactions.map((t) => t.merchant)).toEqual(["100% Juice"]);
+    const underscore = await callTool(searchTransactionsTool, { query: "_" }, ctx);
+    expect(underscore.data.summary.count).toBe(0);
+
+    const groceries = await callTool(searchTransactionsTool, { categories: ["groceries"] }, ctx);
+    expect(groceries.data.summary.count).toBe(raw.filter((r) => r.category === "groceries").length);
+  });
+
+  it("finds nothing for another user's account and connection, never their rows", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    const foreign = await callTool(searchTransactionsTool, { account_ids: [otherAccountId] }, ctx);
+    expect(foreign.data.transactions).toEqual([]);
+    expect(foreign.data.summary.count).toBe(0);
+    const store = await callTool(searchTransactionsTool, { query: "big store" }, ctx);
+    expect(store.data.transactions.every((t) => t.amount !== -9999.99)).toBe(true);
+    const accounts = await callTool(listAccountsTool, { connection_id: otherConnectionId }, ctx);
+    expect(accounts.data.accounts).toEqual([]);
+    const spending = await callTool(getSpendingBreakdownTool, { account_ids: [otherAccountId] }, ctx);
+    expect(spending.data.total_spending).toBe(0);
+    expect(spending.data.groups).toEqual([]);
+  });
+
+  it("refuses a garbled cursor and a cursor of another query, naming cursor", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    const first = await callTool(searchTransactionsTool, { query: "coffee", limit: 5 }, ctx);
+    const cursor = first.page?.next_cursor ?? "";
+    for (const bad of ["garbage!!", "eyJvIjotMX0", Buffer.from('{"o":5,"f":"nope"}').toString("base64url")]) {
+      await expect(callTool(searchTransactionsTool, { query: "coffee", cursor: bad }, ctx)).rejects.toSatisfy(
+        (e: unknown) => e instanceof AppError && e.code === "invalid_input" && /cursor/.test(e.message),
+      );
+    }
+    await expect(callTool(searchTransactionsTool, { query: "tea", cursor }, ctx)).rejects.toSatisfy(
+      (e: unknown) => e instanceof AppError && /cursor/.test(e.message),
+    );
+  });
+});
+
+describe("arguments", () => {
+  it("refuses bad arguments with messages naming the argument and the allowed values", () => {
+    const search = searchTransactionsTool.input;
+    const limit = search.safeParse({ limit: 251 });
+    expect(limit.success).toBe(false);
+    expect(limit.error?.issues[0]?.path).toEqual(["limit"]);
+    expect(search.safeParse({ limit: 0 }).success).toBe(false);
+    expect(search.safeParse({ limit: "ten" }).success).toBe(false);
+    const period = search.safeParse({ period: "last_week" });
+    expect(period.success).toBe(false);
+    expect(period.error?.issues[0]?.path).toEqual(["period"]);
+    expect(period.error?.issues[0]?.message).toMatch(/last_month/);
+    expect(search.safeParse({ sort: "random" }).success).toBe(false);
+    expect(search.safeParse({ start_date: "2025-02-30" }).error?.issues[0]?.path).toEqual(["start_date"]);
+    expect(getSpendingBreakdownTool.input.safeParse({ top_n: 51 }).success).toBe(false);
+    expect(getSpendingBreakdownTool.input.safeParse({ group_by: "weekday" }).success).toBe(false);
+    expect(getCashFlowTool.input.safeParse({ months: 25 }).success).toBe(false);
+    expect(findUnusualActivityTool.input.safeParse({ kinds: ["weird"] }).success).toBe(false);
+    expect(getNetWorthTool.input.safeParse({ interval: "year" }).success).toBe(false);
+    expect(getFinancialOverviewTool.input.safeParse({ period: 7 }).success).toBe(false);
+  });
+
+  it("refuses start after end and period with dates as invalid_input naming the argument", async () => {
+    const ctx = await contextFor(getDb(), userId, NOW);
+    await expect(
+      callTool(searchTransactionsTool, { start_date: "2025-10-31", end_date: "2025-10-01" }, ctx),
+    ).rejects.toSatisfy(
+      (e: unknown) => e instanceof AppError && e.code === "invalid_input" && /start_date/.test(e.message),
+    );
+    await expect(
+      callTool(getSpendingBreakdownTool, { period: "last_month", start_date: "2025-10-01" }, ctx),
+    ).rejects.toSatisfy((e: unknown) => e instanceof AppError && /period/.test(e.message));
+    await expect(callTool(searchTransactionsTool, { min_amount: 10, max_amount: 5 }, ctx)).rejects.toSatisfy(
+      (e: unknown) => e instanceof AppError && /min_amount/.test(e.message),
+    );
+  });
+
+  it("registers the twelve tools in product order, each describing every argument", () => {
+    expect(allTools.map((t) => t.name)).toEqual([
+      "get_financial_overview",
+      "list_accounts",
+      "search_transactions",
+      "get_spending_breakdown",
+      "get_cash_flow",
+      "list_recurring",
+      "get_upcoming_bills",
+      "get_investments",
+      "get_liabilities",
+      "get_net_worth",
+      "find_unusual_activity",
+      "get_connection_status",
+    ]);
+    for (const tool of allTools) {
+      expect(tool.description.length).toBeGreaterThan(100);
+      // What clients see: JSON Schemas of the input and of the data (inside the envelope).
+      const input = z.toJSONSchema(tool.input, { io: "input" }) as {
+        properties?: Record<string, { enum?: unknown[] }>;
+      };
+      z.toJSONSchema(envelopeSchema(tool.data));
+      if (input.properties?.period) expect(input.properties.period.enum).toContain("last_12_months");
+      for (const [name, field] of Object.entries(tool.input.shape)) {
+        expect((field as { description?: string }).description, `${tool.name}.${name}`).toBeTruthy();
+      }
+    }
+  });
+});
+
+describe("unusual activity", () => {
+  it("flags a duplicate charge, and none in a month without one", async () => {
+    const db = getDb();
+    await addTransactions(db, userId, [
+      {
+        accountId: acct.card,
+        date: "2025-11-03",
+        amountMinor: -2_999,
+        category: "shopping",
+        name: "GADGET SHOP",
+        merchantName: "Gadget Shop",
+        providerTransactionId: "dup-1",
+      },
+      {
+        accountId: acct.card,
+        date: "2025-11-04",
+        amountMinor: -2_999,
+        category: "shopping",
+        name: "GADGET SHOP",
+        merchantName: "Gadget Shop",
+        providerTransactionId: "dup-2",
+      },
+    ]);
+    const ctx = await contextFor(db, userId, NOW);
+    const out = await callTool(findUnusualActivityTool, { kinds: ["duplicate"] }, ctx);
+    expect(out.data.findings.map((f) => f.transaction.merchant)).toEqual(["Gadget Shop"]);
+    expect(out.data.counts.duplicate).toBe(1);
+    const october = await callTool(
+      findUnusualActivityTool,
+      { start_date: "2025-10-01", end_date: "2025-10-31", kinds: ["duplicate", "new_merchant"] },
+      ctx,
+    );
+    expect(october.data.findings.some((f) => f.kind === "duplicate")).toBe(false);
+    expect(
+      october.data.findings.some((f) => f.transaction.merchant === "Bistro" && f.kind === "new_merchant"),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "@/lib/env";
+
+describe("parseEnv", () => {
+  it("has working defaults with no settings at all", () => {
+    const env = parseEnv({});
+    expect(env.APP_URL).toBe("http://localhost:3000");
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.PGLITE_DIR).toBe(".data/pglite");
+    expect(env.SYNC_BATCH_SIZE).toBe(25);
+  });
+
+  it("strips a trailing slash from APP_URL", () => {
+    expect(parseEnv({ APP_URL: "https://ledgerlink.example/" }).APP_URL).toBe("https://ledgerlink.example");
+  });
+
+  it.each([
+    ["APP_URL", "ledgerlink.example"],
+    ["DATABASE_URL", "mysql://x"],
+    ["BILLING", "free"],
+    ["RATE_LIMIT_PER_MINUTE", "lots"],
+  ])("names %s when it is malformed", (name, value) => {
+    expect(() => parseEnv({ [name]: value })).toThrow(
+      new RegExp(`^Setting ${name} is invalid: expected .+\\.$`),
+    );
+  });
+});

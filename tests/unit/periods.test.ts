@@ -1,0 +1,192 @@
+import { describe, expect, it } from "vitest";
+import { AppError } from "@/lib/errors";
+import {
+  addMonths,
+  isIsoDate,
+  PERIODS,
+  previousRange,
+  resolveDateArgs,
+  resolvePeriod,
+  todayIn,
+} from "@/lib/finance/periods";
+
+const at = (iso: string) => new Date(iso);
+
+describe("todayIn", () => {
+  it("reads the calendar date in the user's zone", () => {
+    // 03:30 UTC on 1 March is still 28 February in Los Angeles and already 1 March in Tokyo.
+    const now = at("2025-03-01T03:30:00Z");
+    expect(todayIn("UTC", now)).toBe("2025-03-01");
+    expect(todayIn("America/Los_Angeles", now)).toBe("2025-02-28");
+    expect(todayIn("Asia/Tokyo", now)).toBe("2025-03-01");
+    expect(todayIn("Pacific/Kiritimati", at("2025-12-31T10:30:00Z"))).toBe("2026-01-01");
+  });
+
+  it("falls back to UTC for an unknown zone", () => {
+    expect(todayIn("Mars/Olympus_Mons", at("2025-03-01T03:30:00Z"))).toBe("2025-03-01");
+  });
+});
+
+describe("resolvePeriod", () => {
+  const now = at("2025-03-15T12:00:00Z");
+
+  it("computes every period inclusive of both ends (UTC)", () => {
+    expect(resolvePeriod("this_month", "UTC", now)).toEqual({ start: "2025-03-01", end: "2025-03-15" });
+    expect(resolvePeriod("last_month", "UTC", now)).toEqual({ start: "2025-02-01", end: "2025-02-28" });
+    expect(resolvePeriod("last_7_days", "UTC", now)).toEqual({ start: "2025-03-09", end: "2025-03-15" });
+    expect(resolvePeriod("last_30_days", "UTC", now)).toEqual({ start: "2025-02-14", end: "2025-03-15" });
+    expect(resolvePeriod("last_90_days", "UTC", now)).toEqual({ start: "2024-12-16", end: "2025-03-15" });
+    expect(resolvePeriod("year_to_date", "UTC", now)).toEqual({ start: "2025-01-01", end: "2025-03-15" });
+    expect(resolvePeriod("last_12_months", "UTC", now)).toEqual({ start: "2024-03-16", end: "2025-03-15" });
+    expect(resolvePeriod("last_year", "UTC", now)).toEqual({ start: "2024-01-01", end: "2024-12-31" });
+  });
+
+  it("counts exactly N days for last_N_days", () => {
+    for (const [period, n] of [
+      ["last_7_days", 7],
+      ["last_30_days", 30],
+      ["last_90_days", 90],
+    ] as const) {
+      const r = resolvePeriod(period, "UTC", now);
+      const days = (Date.parse(r.end) - Date.parse(r.start)) / 86_400_000 + 1;
+      expect(days).toBe(n);
+    }
+  });
+
+  it("uses the user's timezone at a month boundary", () => {
+    // 1 April 02:00 UTC is still 31 March in New York: this_month is March there, April in UTC.
+    const boundary = at("2025-04-01T02:00:00Z");
+    expect(resolvePeriod("this_month", "America/New_York", boundary)).toEqual({
+      start: "2025-03-01",
+      end: "2025-03-31",
+    });
+    expect(resolvePeriod("last_month", "America/New_York", boundary)).toEqual({
+      start: "2025-02-01",
+      end: "2025-02-28",
+    });
+    expect(resolvePeriod("this_month", "UTC", boundary)).toEqual({ start: "2025-04-01", end: "2025-04-01" });
+    expect(resolvePeriod("last_month", "UTC", boundary)).toEqual({ start: "2025-03-01", end: "2025-03-31" });
+    // New Year in Tokyo while it is still 31 December in UTC.
+    const newYear = at("2024-12-31T16:00:00Z");
+    expect(resolvePeriod("year_to_date", "Asia/Tokyo", newYear)).toEqual({
+      start: "2025-01-01",
+      end: "2025-01-01",
+    });
+    expect(resolvePeriod("last_year", "Asia/Tokyo", newYear)).toEqual({
+      start: "2024-01-01",
+      end: "2024-12-31",
+    });
+    expect(resolvePeriod("last_year", "UTC", newYear)).toEqual({ start: "2023-01-01", end: "2023-12-31" });
+  });
+
+  it("handles leap years and short months", () => {
+    expect(resolvePeriod("last_month", "UTC", at("2024-03-10T00:00:00Z"))).toEqual({
+      start: "2024-02-01",
+      end: "2024-02-29",
+    });
+    expect(resolvePeriod("last_month", "UTC", at("2025-01-05T00:00:00Z"))).toEqual({
+      start: "2024-12-01",
+      end: "2024-12-31",
+    });
+    expect(resolvePeriod("last_12_months", "UTC", at("2024-02-29T00:00:00Z"))).toEqual({
+      start: "2023-03-01",
+      end: "2024-02-29",
+    });
+    expect(addMonths("2025-03-31", -1)).toBe("2025-02-28");
+    expect(addMonths("2024-01-31", 1)).toBe("2024-02-29");
+  });
+
+  it("knows all eight periods", () => {
+    expect(PERIODS).toHaveLength(8);
+    for (const p of PERIODS) {
+      const r = resolvePeriod(p, "Europe/Berlin", now);
+      expect(r.start <= r.end).toBe(true);
+    }
+  });
+});
+
+describe("previousRange", () => {
+  it("compares month-to-date with the same days of last month", () => {
+    expect(previousRange({ start: "2025-03-01", end: "2025-03-31" }, "this_month")).toEqual({
+      start: "2025-02-01",
+      end: "2025-02-28",
+    });
+    expect(previousRange({ start: "2025-03-01", end: "2025-03-15" }, "this_month")).toEqual({
+      start: "2025-02-01",
+      end: "2025-02-15",
+    });
+  });
+
+  it("shifts whole months by whole months and other ranges by their length", () => {
+    expect(previousRange({ start: "2025-02-01", end: "2025-02-28" }, "last_month")).toEqual({
+      start: "2025-01-01",
+      end: "2025-01-31",
+    });
+    expect(previousRange({ start: "2025-01-01", end: "2025-03-31" })).toEqual({
+      start: "2024-10-01",
+      end: "2024-12-31",
+    });
+    expect(previousRange({ start: "2025-03-09", end: "2025-03-15" }, "last_7_days")).toEqual({
+      start: "2025-03-02",
+      end: "2025-03-08",
+    });
+    expect(previousRange({ start: "2025-01-01", end: "2025-03-15" }, "year_to_date")).toEqual({
+      start: "2024-01-01",
+      end: "2024-03-15",
+    });
+  });
+});
+
+describe("resolveDateArgs", () => {
+  const ctx = { timezone: "UTC", now: at("2025-03-15T12:00:00Z") };
+
+  it("uses the default period, or none", () => {
+    expect(resolveDateArgs({}, ctx, "last_month").range).toEqual({ start: "2025-02-01", end: "2025-02-28" });
+    expect(resolveDateArgs({}, ctx, undefined).range).toBeNull();
+  });
+
+  it("takes explicit dates, start alone running to today", () => {
+    expect(
+      resolveDateArgs({ start_date: "2025-01-01", end_date: "2025-01-31" }, ctx, "last_month").range,
+    ).toEqual({
+      start: "2025-01-01",
+      end: "2025-01-31",
+    });
+    expect(resolveDateArgs({ start_date: "2025-03-01" }, ctx, undefined).range).toEqual({
+      start: "2025-03-01",
+      end: "2025-03-15",
+    });
+  });
+
+  it("refuses start after end, end alone, and period with dates, naming the argument", () => {
+    const expectInvalid = (fn: () => unknown, pattern: RegExp) => {
+      try {
+        fn();
+        expect.unreachable();
+      } catch (error) {
+        expect(error).toBeInstanceOf(AppError);
+        expect((error as AppError).code).toBe("invalid_input");
+        expect((error as AppError).message).toMatch(pattern);
+      }
+    };
+    expectInvalid(
+      () => resolveDateArgs({ start_date: "2025-02-01", end_date: "2025-01-01" }, ctx, undefined),
+      /start_date.*end_date/,
+    );
+    expectInvalid(
+      () => resolveDateArgs({ end_date: "2025-01-01" }, ctx, undefined),
+      /start_date is required/,
+    );
+    expectInvalid(
+      () => resolveDateArgs({ period: "last_month", start_date: "2025-01-01" }, ctx, undefined),
+      /period/,
+    );
+  });
+
+  it("validates calendar dates", () => {
+    expect(isIsoDate("2025-02-28")).toBe(true);
+    expect(isIsoDate("2025-02-30")).toBe(false);
+    expect(isIsoDate("2025-2-3")).toBe(false);
+    expect(isIsoDate("yesterday")).toBe(false);
+  });
+});
