@@ -6,6 +6,18 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Lets tests build into their own folder without touching the developer's .next.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
+  // The OAuth consent screen must not be framed by another site (clickjacking, RFC 6749 §10.13).
+  async headers() {
+    return [
+      {
+        source: "/oauth/:path*",
+        headers: [
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -4,6 +4,7 @@ import { useActionState, useEffect, useRef, useState } from "react";
 import { forceReauthAction, removeBankAction, syncBankAction } from "@/app/dashboard/banks/actions";
 import { IDLE } from "@/lib/action-state";
 import { ConfirmButton } from "./confirm-button";
+import { PlaidLinkButton } from "./plaid-link-button";
 import { ReconnectFlow } from "./reconnect-flow";
 import { Badge, type BadgeTone } from "./ui/badge";
 import { Button } from "./ui/button";
@@ -17,6 +18,8 @@ export interface BankConnectionRowData {
   status: "healthy" | "reauth_required" | "error" | "disconnected";
   lastSyncedAt: string | null;
   lastErrorMessage: string | null;
+  /** Data the bank does not provide (bank_connections.warnings), shown as a small note. */
+  warnings?: { product: string; message: string }[];
   accounts: { id: string; name: string; mask: string | null; type: string; balance: string | null }[];
 }
 
@@ -71,9 +74,22 @@ export function BankConnectionRow({
           ) : connection.status === "error" && connection.lastErrorMessage ? (
             <p className="mt-2 text-sm text-red-800">{connection.lastErrorMessage}</p>
           ) : null}
+          {connection.warnings?.length ? (
+            <ul className="mt-2 space-y-0.5 text-xs text-slate-600" data-testid="connection-warnings">
+              {connection.warnings.map((w) => (
+                <li key={w.product} data-product={w.product}>
+                  Note: {w.message}
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </div>
         <div className="flex flex-wrap items-center gap-2">
-          {needsReauth && !reconnecting ? (
+          {needsReauth && connection.provider === "plaid" ? (
+            // Plaid: Link in update mode for this item.
+            <PlaidLinkButton connectionId={connection.id} label="Reconnect" />
+          ) : null}
+          {needsReauth && connection.provider !== "plaid" && !reconnecting ? (
             <Button onClick={() => setReconnecting(true)} autoFocus={highlighted}>
               Reconnect
             </Button>

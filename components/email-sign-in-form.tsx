@@ -6,10 +6,12 @@ import { IDLE } from "@/lib/action-state";
 import { FormMessage } from "./ui/form-message";
 import { SubmitButton } from "./ui/submit-button";
 
-export function EmailSignInForm() {
+/** `callbackUrl` is where the user lands after signing in (already checked by safeCallbackPath). */
+export function EmailSignInForm({ callbackUrl }: { callbackUrl: string }) {
   const [state, action] = useActionState(signInWithEmailAction, IDLE);
   return (
     <form action={action} className="space-y-3" aria-label="Sign in with email">
+      <input type="hidden" name="callbackUrl" value={callbackUrl} />
       <label htmlFor="email" className="block text-sm font-medium text-slate-800">
         Email address
       </label>

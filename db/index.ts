@@ -1,7 +1,7 @@
 /**
  * The database, chosen in one place:
  * - no DATABASE_URL → embedded PGlite in PGLITE_DIR (default `.data/pglite`), migrated on open;
- * - a Neon URL (host ends in `.neon.tech`, or NEON=1) → `@neondatabase/serverless` (WebSocket Pool);
+ * - a Neon URL (host ends in `.neon.tech`, or DATABASE_DRIVER=neon) → `@neondatabase/serverless` (WebSocket Pool);
  * - any other postgres:// URL → node-postgres.
  * All three speak the same schema (db/schema.ts) and the same queries.
  */
@@ -23,7 +23,6 @@ const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
 
 /** True for URLs that should go through Neon's serverless driver. */
 export function isNeonUrl(url: string): boolean {
-  if (process.env.NEON === "1") return true;
   try {
     return new URL(url).hostname.endsWith(".neon.tech");
   } catch {
@@ -68,7 +67,7 @@ export async function openDatabase(options: {
   }
   const { Pool } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
-  const pool = new Pool({ connectionString: options.url, max: Number(process.env.PG_POOL_MAX ?? 10) });
+  const pool = new Pool({ connectionString: options.url, max: getEnv().PG_POOL_MAX });
   const db = drizzle({ client: pool, ...config });
   if (options.migrate) {
     const { migrate } = await import("drizzle-orm/node-postgres/migrator");
@@ -88,7 +87,11 @@ export function getDb(): Promise<Database> {
 export function getHandle(): Promise<Handle> {
   if (!globalForDb.__ledgerlinkDb) {
     const env = getEnv();
-    const opening = openDatabase({ url: env.DATABASE_URL, pgliteDir: env.PGLITE_DIR });
+    const opening = openDatabase({
+      url: env.DATABASE_URL,
+      pgliteDir: env.PGLITE_DIR,
+      driver: env.DATABASE_DRIVER,
+    });
     // A failed open must not stick: the next request tries again.
     opening.catch(() => {
       if (globalForDb.__ledgerlinkDb === opening) globalForDb.__ledgerlinkDb = undefined;

@@ -138,6 +138,15 @@ export const subscriptions = pgTable("subscriptions", {
 
 export type ConnectionStatus = "healthy" | "reauth_required" | "error" | "disconnected";
 export type AccountType = "depository" | "credit" | "loan" | "investment" | "other";
+/**
+ * A product the bank does not serve for this connection (Plaid PRODUCTS_NOT_SUPPORTED,
+ * NO_INVESTMENT_ACCOUNTS …): the sync succeeds without it, and the user is told.
+ */
+export interface ConnectionWarning {
+  code: "PRODUCT_NOT_SUPPORTED";
+  product: "investments" | "liabilities" | "recurring";
+  message: string;
+}
 
 export const bankConnections = pgTable(
   "bank_connections",
@@ -160,6 +169,8 @@ export const bankConnections = pgTable(
     lastSyncAttemptAt: ts(),
     lastErrorCode: text(),
     lastErrorMessage: text(),
+    /** Warnings of the last successful sync (written by the sync engine); null when none. */
+    warnings: jsonb().$type<ConnectionWarning[]>(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex().on(t.provider, t.providerItemId), index().on(t.userId)],

@@ -33,10 +33,15 @@ const envSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   PGLITE_DIR: z.string().trim().min(1).default(".data/pglite"),
+  /** Force the driver for DATABASE_URL; by default hosts ending in .neon.tech use Neon's. */
+  DATABASE_DRIVER: z
+    .enum(["pg", "neon"])
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  PG_POOL_MAX: positiveInt(10),
   /** 32 bytes as base64 or 64 hex characters; optionally several as `version:key,…` (newest last). */
   ENCRYPTION_KEY: optionalString,
   AUTH_SECRET: optionalString,
-  TIMEZONE_DEFAULT: z.string().default("UTC"),
   BILLING: z
     .enum(["stripe", "local"])
     .optional()
@@ -53,6 +58,11 @@ const envSchema = z.object({
   PLAID_REDIRECT_URI: optionalString,
   PLAID_WEBHOOK_URL: optionalString,
   CRON_SECRET: optionalString,
+  /** `1` lets the sandbox force re-authorization in a production build (browser tests only). */
+  ALLOW_SANDBOX_REAUTH: z
+    .enum(["0", "1"])
+    .default("0")
+    .transform((v) => v === "1"),
   SYNC_STALE_AFTER_MINUTES: positiveInt(360),
   SYNC_BATCH_SIZE: positiveInt(25),
   SMTP_URL: optionalString,
@@ -71,7 +81,6 @@ const envSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
   RATE_LIMIT_PER_MINUTE: positiveInt(120),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -69,6 +69,7 @@ CREATE TABLE "bank_connections" (
 	"last_sync_attempt_at" timestamp with time zone,
 	"last_error_code" text,
 	"last_error_message" text,
+	"warnings" jsonb,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint

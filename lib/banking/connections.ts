@@ -36,6 +36,7 @@ export async function listConnections(db: Database, userId: string) {
       lastSyncAttemptAt: bankConnections.lastSyncAttemptAt,
       lastErrorCode: bankConnections.lastErrorCode,
       lastErrorMessage: bankConnections.lastErrorMessage,
+      warnings: bankConnections.warnings,
       createdAt: bankConnections.createdAt,
     })
     .from(bankConnections)
@@ -117,7 +118,18 @@ export async function linkConnection(
     }
     publicToken = createSandboxPublicToken(input.institutionId, input.seed ?? input.userId);
   }
-  const item = await provider.exchangePublicToken(publicToken, { now }).catch(rethrowAsAppError);
+  const item = await provider.exchangePublicToken(publicToken, { now }).catch((error: unknown) => {
+    // A public token lives 30 minutes and exchanges once (Plaid INVALID_PUBLIC_TOKEN): the
+    // browser sent a stale or reused one, so the request is at fault (400), not the provider.
+    if (error instanceof ProviderError && error.code === "invalid_token") {
+      throw new AppError(
+        "invalid_input",
+        "The bank link has expired or was already used. Please link the bank again.",
+        { field: "public_token", providerCode: error.providerCode, requestId: error.requestId },
+      );
+    }
+    return rethrowAsAppError(error);
+  });
   const encrypted = encryptSecret(item.accessToken, accessTokenAad(input.provider, item.itemId));
   const [connection] = await db
     .insert(bankConnections)

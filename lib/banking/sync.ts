@@ -16,6 +16,11 @@
  * A posted transaction replaces its pending one (deleted by `pendingTransactionId` even if the
  * provider forgot to list it as removed), so a purchase is counted once.
  *
+ * Products the bank does not serve (investments, liabilities, recurring streams: ProviderError
+ * `product_not_supported`) are not failures: the sync goes on without them and records one
+ * warning per product in `SyncSummary.warnings` and on the connection (`bank_connections.warnings`,
+ * replaced by every successful sync), where the Banks page and get_connection_status show it.
+ *
  * Errors: a ProviderError `reauth_required` marks the connection `reauth_required`; any other
  * failure marks it `error`. Either way the last error is recorded and ALL existing data is kept
  * (tools serve it "as of the last successful sync").
@@ -38,6 +43,7 @@ import {
   bankAccounts,
   bankConnections,
   type ConnectionStatus,
+  type ConnectionWarning,
   holdings,
   investmentTransactions,
   liabilities,
@@ -75,6 +81,8 @@ export interface SyncSummary {
   /** True when another sync of the same connection got there first and this one wrote nothing. */
   skipped?: boolean;
   error?: { code: string; message: string; requestId?: string };
+  /** Products the bank does not serve for this connection (the sync succeeded without them). */
+  warnings?: ConnectionWarning[];
 }
 
 export interface SyncOptions {
@@ -112,12 +120,46 @@ function excludedSet(keys: readonly string[]) {
   );
 }
 
-/** Calls a provider product, turning `product_not_supported` into null. */
-async function optionalProduct<T>(call: () => Promise<T>): Promise<T | null> {
+type OptionalProduct = ConnectionWarning["product"];
+
+const PRODUCT_TEXT: Record<OptionalProduct, string> = {
+  investments: "Investments (holdings and trades)",
+  liabilities: "Debt details (APRs, minimum payments, due dates)",
+  recurring: "Recurring payments (subscriptions, bills, income streams)",
+};
+
+/** The warning recorded when the provider does not serve `product` for this item. */
+function productWarning(product: OptionalProduct, providerCode: string | undefined): ConnectionWarning {
+  // PRODUCT_NOT_READY (Plaid is still preparing the data) clears by itself on a later sync.
+  const why =
+    providerCode === "PRODUCT_NOT_READY"
+      ? "are not ready yet at this bank; the next sync tries again"
+      : "are not available from this bank";
+  return {
+    code: "PRODUCT_NOT_SUPPORTED",
+    product,
+    message: `${PRODUCT_TEXT[product]} ${why}${providerCode ? ` (${providerCode})` : ""}.`,
+  };
+}
+
+/**
+ * Calls a provider product, turning `product_not_supported` into null plus a warning in
+ * `warnings` (one per product).
+ */
+async function optionalProduct<T>(
+  product: OptionalProduct,
+  warnings: ConnectionWarning[],
+  call: () => Promise<T>,
+): Promise<T | null> {
   try {
     return await call();
   } catch (error) {
-    if (isProviderError(error) && error.code === "product_not_supported") return null;
+    if (isProviderError(error) && error.code === "product_not_supported") {
+      if (!warnings.some((w) => w.product === product)) {
+        warnings.push(productWarning(product, error.providerCode));
+      }
+      return null;
+    }
     throw error;
   }
 }
@@ -135,6 +177,7 @@ interface Fetched {
   } | null;
   liabilities: ProviderLiability[] | null;
   streams: ProviderRecurringStream[] | null;
+  warnings: ConnectionWarning[];
 }
 
 async function fetchFromProvider(
@@ -159,9 +202,12 @@ async function fetchFromProvider(
     if (!result.hasMore) break;
   }
   const today = isoDay(ctx.now);
-  const investments = await optionalProduct(() => provider.getHoldings(accessToken, ctx));
+  const warnings: ConnectionWarning[] = [];
+  const investments = await optionalProduct("investments", warnings, () =>
+    provider.getHoldings(accessToken, ctx),
+  );
   const investmentTxns = investments
-    ? await optionalProduct(() =>
+    ? await optionalProduct("investments", warnings, () =>
         provider.getInvestmentTransactions(
           accessToken,
           { startDate: addDays(today, -HISTORY_DAYS), endDate: today },
@@ -169,8 +215,12 @@ async function fetchFromProvider(
         ),
       )
     : null;
-  const liabilityRows = await optionalProduct(() => provider.getLiabilities(accessToken, ctx));
-  const streams = await optionalProduct(() => provider.getRecurringStreams(accessToken, ctx));
+  const liabilityRows = await optionalProduct("liabilities", warnings, () =>
+    provider.getLiabilities(accessToken, ctx),
+  );
+  const streams = await optionalProduct("recurring", warnings, () =>
+    provider.getRecurringStreams(accessToken, ctx),
+  );
   return {
     accounts,
     added,
@@ -181,6 +231,7 @@ async function fetchFromProvider(
     investmentTransactions: investmentTxns,
     liabilities: liabilityRows,
     streams,
+    warnings,
   };
 }
 
@@ -272,6 +323,7 @@ export async function syncConnection(
       removed: fetched.removed.length,
       accounts: fetched.accounts.length,
       snapshots: written.snapshots,
+      ...(fetched.warnings.length ? { warnings: fetched.warnings } : {}),
     };
   } catch (error) {
     const providerError = isProviderError(error) ? error : null;
@@ -683,6 +735,7 @@ async function writeSync(
       lastSyncedAt: now,
       lastErrorCode: null,
       lastErrorMessage: null,
+      warnings: fetched.warnings.length ? fetched.warnings : null,
     })
     .where(and(eq(bankConnections.id, connectionId), eq(bankConnections.userId, userId)));
   return { snapshots: snapshots.length };

@@ -99,7 +99,9 @@ describe.skipIf(Boolean(server.skipReason))(
       await page.waitForURL("**/dashboard/billing");
       await page.getByRole("button", { name: "Subscribe" }).click();
       await page.waitForURL("**/dashboard/billing/local-checkout");
-      await expect.poll(() => page.getByText("TEST CHECKOUT").count()).toBe(1);
+      await expect
+        .poll(() => page.getByRole("note").textContent())
+        .toContain("TEST CHECKOUT: no money moves");
       shots.push(await screenshot(page, "03-local-checkout"));
       await page.getByRole("button", { name: "Pay: subscription active" }).click();
       await page.waitForURL("**/dashboard/billing?checkout=success");
@@ -177,6 +179,15 @@ describe.skipIf(Boolean(server.skipReason))(
       await expect.poll(() => highlighted.getAttribute("data-status"), { timeout: 60_000 }).toBe("healthy");
       await expect.poll(() => highlighted.getByRole("button", { name: "Reconnect" }).count()).toBe(0);
       shots.push(await screenshot(page, "10-reconnected"));
+    });
+
+    it("the activity page lists the tool calls made above", async () => {
+      await page.getByRole("link", { name: "Activity" }).first().click();
+      await page.waitForURL("**/dashboard/activity");
+      // setup_required, ok (first key), ok (rotated key): at least three calls were logged.
+      await expect.poll(() => page.locator("tbody tr").count()).toBeGreaterThanOrEqual(3);
+      await expect.poll(() => page.getByText("get_connection_status").count()).toBeGreaterThanOrEqual(3);
+      shots.push(await screenshot(page, "11-activity"));
     });
   },
 );

@@ -30,13 +30,24 @@ declare module "vitest" {
     e2eBaseUrl: string;
     e2eLogPath: string;
     e2eSkipReason: string;
+    /** The app folder and its dist dir, for tests that start their own `next start`. */
+    e2eAppDir: string;
+    e2eDistDir: string;
   }
 }
 
 // E2E_APP_DIR: build and serve another copy of the app (e.g. a clean export of the sources).
 const ROOT = path.resolve(process.env.E2E_APP_DIR ?? path.join(import.meta.dirname, "../.."));
 const DIST_DIR = ".next-e2e";
-const NEXT_BIN = path.resolve(import.meta.dirname, "../..", "node_modules", "next", "dist", "bin", "next");
+export const NEXT_BIN = path.resolve(
+  import.meta.dirname,
+  "../..",
+  "node_modules",
+  "next",
+  "dist",
+  "bin",
+  "next",
+);
 const SOURCES = [
   "app",
   "components",
@@ -68,7 +79,7 @@ async function buildIsFresh(): Promise<boolean> {
 }
 
 /** Env for the server and the build: the parent's, minus anything that would point elsewhere. */
-function baseEnv(): NodeJS.ProcessEnv {
+export function baseEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const key of Object.keys(env)) {
     if (
@@ -97,7 +108,7 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, logFile: s
   });
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -139,6 +150,8 @@ export default async function setup(project: TestProject) {
     project.provide("e2eSkipReason", reason);
     project.provide("e2eBaseUrl", "");
     project.provide("e2eLogPath", "");
+    project.provide("e2eAppDir", ROOT);
+    project.provide("e2eDistDir", DIST_DIR);
     return;
   }
 
@@ -192,6 +205,8 @@ export default async function setup(project: TestProject) {
   project.provide("e2eSkipReason", "");
   project.provide("e2eBaseUrl", baseUrl);
   project.provide("e2eLogPath", logPath);
+  project.provide("e2eAppDir", ROOT);
+  project.provide("e2eDistDir", DIST_DIR);
   process.env.E2E_BASE_URL = baseUrl;
   process.env.E2E_LOG_PATH = logPath;
 

@@ -16,12 +16,15 @@
  * ```
  * Every test should use its own fresh email address: each address is a new user.
  */
-import { existsSync, promises as fs } from "node:fs";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { inject } from "vitest";
 
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
+import { baseEnv, freePort, NEXT_BIN } from "./global-setup";
 
 export { CHROMIUM_PATH } from "./chromium";
 
@@ -64,7 +67,8 @@ export async function readSignInLink(
   const deadline = Date.now() + timeoutMs;
   const wanted = email.toLowerCase();
   while (Date.now() < deadline) {
-    const text = (await fs.readFile(logPath, "utf8")).slice(fromOffset);
+    // The offset is in bytes (fs.stat size); slice before decoding.
+    const text = (await fs.readFile(logPath)).subarray(fromOffset).toString("utf8");
     let link: string | undefined;
     for (const match of text.matchAll(LINK_LINE)) {
       if (match[1]?.toLowerCase() === wanted) link = match[2];
@@ -96,4 +100,80 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+export interface StartedServer extends E2eServer {
+  /** Stops `next start` and deletes its data folder (E2E_KEEP=1 keeps it). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts ANOTHER `next start` of the production build the global setup made (same app folder and
+ * `.next-e2e`), for tests that need settings the shared server does not have (e.g. Plaid pointed
+ * at a local fake). Same defaults as global-setup.ts — production, BILLING=local,
+ * EMAIL_TRANSPORT=log, fresh AUTH_SECRET / ENCRYPTION_KEY, its own port, APP_URL and a fresh
+ * PGlite folder `.data/e2e-<name>-<random>/pglite` — with `env` applied last. Call `stop()` in
+ * afterAll.
+ */
+export async function startServer(
+  options: { name?: string; env?: Record<string, string> } = {},
+): Promise<StartedServer> {
+  const appDir = inject("e2eAppDir");
+  const runDir = path.join(
+    appDir,
+    ".data",
+    `e2e-${options.name ?? "server"}-${randomBytes(4).toString("hex")}`,
+  );
+  await fs.mkdir(runDir, { recursive: true });
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  const logPath = path.join(runDir, "server.log");
+  const log = createWriteStream(logPath);
+  const child = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port)], {
+    cwd: appDir,
+    env: {
+      ...baseEnv(),
+      NODE_ENV: "production",
+      NEXT_DIST_DIR: inject("e2eDistDir"),
+      PGLITE_DIR: path.join(runDir, "pglite"),
+      APP_URL: baseUrl,
+      BILLING: "local",
+      EMAIL_TRANSPORT: "log",
+      AUTH_SECRET: randomBytes(32).toString("base64"),
+      ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      // Next rewrites 127.0.0.1 to localhost; Auth.js builds links from AUTH_URL (APP_URL).
+      AUTH_URL: `${baseUrl}/api/auth`,
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    log.end();
+    if (process.env.E2E_KEEP !== "1") await fs.rm(runDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      const output = await fs.readFile(logPath, "utf8").catch(() => "");
+      await stop();
+      throw new Error(`next start exited with ${child.exitCode}:\n${output.slice(-3000)}`);
+    }
+    const answer = await fetch(`${baseUrl}/sign-in`, { redirect: "manual" }).catch(() => null);
+    if (answer && answer.status < 500) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`next start did not answer within 90 s; see ${logPath}`);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return { baseUrl, logPath, skipReason: "", stop };
 }

@@ -21,23 +21,9 @@ import type {
 import * as oauth from "oauth4webapi";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { e2eServer, launchBrowser, readSignInLink } from "./helpers";
+import { e2eServer, launchBrowser, readSignInLink, screenshot, signIn } from "./helpers";
 
 const server = e2eServer();
-
-/**
- * Signs in through the real email form and the magic link in the server log. Like helpers'
- * signIn, but it does not depend on which "check your email" page Auth.js shows in between.
- */
-async function signInByEmail(page: Page, email: string) {
-  const offset = (await fs.stat(server.logPath)).size;
-  await page.goto(`${server.baseUrl}/sign-in`);
-  await page.getByLabel("Email address").fill(email);
-  await page.getByRole("button", { name: "Email me a sign-in link" }).click();
-  const link = await readSignInLink(server.logPath, email, offset, 20_000);
-  await page.goto(link);
-  await page.waitForURL(`${server.baseUrl}/dashboard**`);
-}
 
 /** A loopback "app" that receives the authorization redirect. */
 async function startCallbackServer() {
@@ -101,6 +87,7 @@ class BrowserConsentProvider implements OAuthClientProvider {
     await this.page.goto(url.href);
     await this.page.getByRole("button", { name: "Approve" }).waitFor();
     this.consentText = (await this.page.locator("main").textContent()) ?? "";
+    await screenshot(this.page, "oauth-consent");
     await Promise.all([
       this.page.waitForURL((u) => u.href.startsWith(this.redirectUri)),
       this.page.getByRole("button", { name: "Approve" }).click(),
@@ -135,7 +122,7 @@ describe.skipIf(server.skipReason)("OAuth 2.1 with real clients", () => {
     browser = await launchBrowser();
     page = await browser.newPage();
     callback = await startCallbackServer();
-    await signInByEmail(page, email);
+    await signIn(page, email);
   });
   afterAll(async () => {
     callback?.close();
@@ -232,6 +219,7 @@ describe.skipIf(server.skipReason)("OAuth 2.1 with real clients", () => {
     const cookie = `${session!.name}=${session!.value}`;
     const consent = await fetch(authorizationUrl, { headers: { cookie }, redirect: "manual" });
     expect(consent.status).toBe(200);
+    expect(consent.headers.get("x-frame-options")).toBe("DENY");
     const html = await consent.text();
     expect(html).toContain("oauth4webapi e2e client");
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1];
@@ -343,7 +331,46 @@ describe.skipIf(server.skipReason)("OAuth 2.1 with real clients", () => {
     expect(errorBack.searchParams.get("state")).toBe("signed-out");
   });
 
-  it("Connected apps lists both clients; Revoke ends the SDK client's token at once", async () => {
+  it("a signed-out browser signs in and comes straight back to the consent screen", async () => {
+    const reg = await fetch(`${server.baseUrl}/api/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "Return Trip",
+        redirect_uris: [callback.redirectUri],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    const { client_id } = (await reg.json()) as { client_id: string };
+    const request = new URLSearchParams({
+      response_type: "code",
+      client_id,
+      redirect_uri: callback.redirectUri,
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      state: "round-trip",
+    });
+    const context = await browser.newContext();
+    const fresh = await context.newPage();
+    try {
+      const newcomer = `oauth-return-${Date.now()}@example.test`;
+      const offset = (await fs.stat(server.logPath)).size;
+      await fresh.goto(`${server.baseUrl}/oauth/authorize?${request}`);
+      await fresh.waitForURL("**/sign-in?**");
+      await fresh.getByLabel("Email address").fill(newcomer);
+      await fresh.getByRole("button", { name: "Email me a sign-in link" }).click();
+      await fresh.waitForURL("**/sign-in/check-email**");
+      await fresh.goto(await readSignInLink(server.logPath, newcomer, offset));
+      await fresh.waitForURL("**/oauth/authorize?**");
+      await fresh.getByRole("button", { name: "Approve" }).waitFor();
+      expect(await fresh.getByText("Return Trip").count()).toBeGreaterThan(0);
+      expect(new URL(fresh.url()).searchParams.get("state")).toBe("round-trip");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("Connected apps lists the approved client (not the one whose grant ended); Revoke ends its token at once", async () => {
     expect(sdkAccessToken).not.toBe("");
     expect((await mcpToolsList(sdkAccessToken)).status).toBe(200);
     await page.goto(`${server.baseUrl}/dashboard/apps`);

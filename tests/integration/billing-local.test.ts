@@ -13,7 +13,6 @@ import { billingStartupProblems, resolveBillingMode } from "@/lib/billing/mode";
 import { parseEnv, resetEnvCache } from "@/lib/env";
 import { useTestDatabase } from "@/tests/helpers/db";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 const saved = { BILLING: process.env.BILLING, STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY };
 

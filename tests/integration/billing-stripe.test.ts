@@ -15,7 +15,6 @@ import { type StripeFake, startStripeFake } from "@/tests/fixtures/stripe-fake";
 import { useTestDatabase } from "@/tests/helpers/db";
 import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 const WEBHOOK_SECRET = `whsec_${randomUUID().replaceAll("-", "")}`;
 const PRICE_ID = "price_ledgerlink_monthly";

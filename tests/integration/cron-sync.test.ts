@@ -15,7 +15,6 @@ import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
 import { plaidItemData } from "../fixtures/plaid-data";
 import { FAKE_CLIENT_ID, FAKE_SECRET, type PlaidFake, startPlaidFake } from "../fixtures/plaid-fake";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 let fake: PlaidFake;
 let server: ServedRoutes;

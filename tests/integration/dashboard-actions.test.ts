@@ -28,7 +28,6 @@ const { createApiKeyAction, revokeApiKeyAction, rotateApiKeyAction } = await imp
 );
 const { localCheckoutAction } = await import("@/app/dashboard/billing/actions");
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 const savedAppUrl = process.env.APP_URL;
 

@@ -19,7 +19,6 @@ import { useTestDatabase } from "../helpers/db";
 import { createUserInState, initializeRequest, rpc, type StateUser } from "../helpers/mcp-client";
 import { type ServedRoutes, serveRoutes } from "../helpers/serve";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 
 const PERIODS = ["this_month", "last_month", "last_30_days"] as const;
@@ -589,8 +588,11 @@ describe("registerTools: listing, gate, envelope, errors, activity", () => {
     );
     expect(JSON.stringify(missing.content)).toContain('\\"period\\" must be one of');
     const required = resultOf(
-      (await rpc(toolsUrl, callTool("needs_query", { types: ["credit", "cash"] }), { apiKey: user("active").apiKey }))
-        .body,
+      (
+        await rpc(toolsUrl, callTool("needs_query", { types: ["credit", "cash"] }), {
+          apiKey: user("active").apiKey,
+        })
+      ).body,
     );
     expect(required.isError).toBe(true);
     expect(JSON.stringify(required.content)).toContain('\\"query\\" is required (string)');

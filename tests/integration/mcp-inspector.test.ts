@@ -12,7 +12,6 @@ import { useTestDatabase } from "../helpers/db";
 import { createUserInState, type StateUser } from "../helpers/mcp-client";
 import { type ServedRoutes, serveRoutes } from "../helpers/serve";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 
 let server: ServedRoutes;

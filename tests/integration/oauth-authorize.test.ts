@@ -4,7 +4,7 @@ import { oauthCodes, oauthGrants } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
 import { validateAuthorizationRequest } from "@/lib/oauth/authorize";
 // Aliased: Biome reads a `use…` call at module level as a React hook.
-import { useTestDatabase as withTestDatabase } from "../helpers/db";
+import { useTestDatabase } from "../helpers/db";
 import {
   appUrl,
   authorizationParams,
@@ -14,7 +14,7 @@ import {
   registerClient,
 } from "../helpers/oauth";
 
-const getDb = withTestDatabase();
+const getDb = useTestDatabase();
 
 /** Asserts a 303 to the client's redirect URI carrying `error` and the unchanged state. */
 function expectRedirectError(res: Response, redirectUri: string, error: string, state?: string) {

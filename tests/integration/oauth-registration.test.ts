@@ -4,7 +4,7 @@ import { GET as metadataGet } from "@/app/.well-known/oauth-authorization-server
 import { oauthClients } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
 // Aliased: Biome reads a `use…` call at module level as a React hook.
-import { useTestDatabase as withTestDatabase } from "../helpers/db";
+import { useTestDatabase } from "../helpers/db";
 import {
   appUrl,
   createSignedInUser,
@@ -14,7 +14,7 @@ import {
   registerClient,
 } from "../helpers/oauth";
 
-const getDb = withTestDatabase();
+const getDb = useTestDatabase();
 
 describe("authorization-server metadata (RFC 8414)", () => {
   it("advertises S256 only, code only, the two grants, the endpoints and the scopes", async () => {

@@ -5,7 +5,7 @@ import { oauthGrants, oauthTokens } from "@/db/schema";
 import { countLiveTokens, listConnectedApps, revokeGrant } from "@/lib/oauth/tokens";
 import { verifyAccessToken } from "@/lib/oauth/verify";
 // Aliased: Biome reads a `use…` call at module level as a React hook.
-import { useTestDatabase as withTestDatabase } from "../helpers/db";
+import { useTestDatabase } from "../helpers/db";
 import {
   appUrl,
   createSignedInUser,
@@ -16,7 +16,7 @@ import {
   token,
 } from "../helpers/oauth";
 
-const getDb = withTestDatabase();
+const getDb = useTestDatabase();
 
 function mcpRequest(accessToken: string) {
   return mcpPost(

@@ -5,7 +5,7 @@ import { hashSecret } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
 import { verifyAccessToken } from "@/lib/oauth/verify";
 // Aliased: Biome reads a `use…` call at module level as a React hook.
-import { useTestDatabase as withTestDatabase } from "../helpers/db";
+import { useTestDatabase } from "../helpers/db";
 import {
   createSignedInUser,
   mcpResource,
@@ -17,7 +17,7 @@ import {
   token,
 } from "../helpers/oauth";
 
-const getDb = withTestDatabase();
+const getDb = useTestDatabase();
 
 async function expectOAuthError(res: Response, status: number, error: string) {
   expect(res.status).toBe(status);

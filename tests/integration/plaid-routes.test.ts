@@ -19,7 +19,6 @@ const session = vi.hoisted(() => ({
 }));
 vi.mock("@/lib/auth", () => ({ getSessionUser: async () => session.user }));
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 let fake: PlaidFake;
 let server: ServedRoutes;
@@ -55,6 +54,14 @@ async function createUser() {
     .insert(subscriptions)
     .values({ userId: id, provider: "local", customerId: `cus_${id}`, status: "active" });
   return { id, email: null, name: null };
+}
+
+async function connectionCount(userId: string): Promise<number> {
+  const rows = await getDb()
+    .select({ id: bankConnections.id })
+    .from(bankConnections)
+    .where(eq(bankConnections.userId, userId));
+  return rows.length;
 }
 
 async function post(path: string, body: unknown, origin: string | null = server.origin) {
@@ -112,8 +119,28 @@ describe("Plaid routes", () => {
       .where(eq(bankConnections.id, String(exchanged.body.connection_id)));
     expect(row).toMatchObject({ userId: user.id, provider: "plaid", providerItemId: item.itemId });
 
-    // A public token works once.
-    expect((await post("/api/plaid/exchange", { public_token: publicToken })).status).toBe(502);
+    // A public token works once: a replay is the request's fault (400), and links nothing new.
+    const replay = await post("/api/plaid/exchange", { public_token: publicToken });
+    expect(replay).toMatchObject({ status: 400, body: { error: "invalid_input" } });
+    expect(await connectionCount(user.id)).toBe(1);
+  });
+
+  it("an expired or unknown public token answers 400 with a message saying to link again", async () => {
+    const user = await createUser();
+    session.user = user;
+    const expired = fake.createPublicToken(plaidItemData());
+    fake.expirePublicToken(expired);
+    for (const token of [expired, "public-sandbox-not-a-token"]) {
+      fake.requests.length = 0;
+      const answer = await post("/api/plaid/exchange", { public_token: token });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toBe("invalid_input");
+      expect(String(answer.body.message)).toMatch(/expired or was already used.*link the bank again/i);
+      // Plaid was asked (the 400 is its answer, not our own input check).
+      expect(fake.requests.map((r) => r.path)).toContain("/item/public_token/exchange");
+    }
+    expect(fake.itemForPublicToken(expired)).toBeUndefined();
+    expect(await connectionCount(user.id)).toBe(0);
   });
 
   it("reconnect: update-mode link token and exchange for one's own Plaid connection only", async () => {

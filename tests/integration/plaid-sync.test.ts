@@ -46,7 +46,6 @@ import {
   startPlaidFake,
 } from "../fixtures/plaid-fake";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 let fake: PlaidFake;
 let server: ServedRoutes;
@@ -282,10 +281,11 @@ describe("Plaid through the sync engine", () => {
     expect((await getIncomeAndSpending(getDb(), userId, OCTOBER)).spendingCents).toBe(expected.spending);
   });
 
-  it("a product the institution does not support is skipped, not a failure", async () => {
+  it("a product the institution does not support is skipped with a warning the user sees, not a failure", async () => {
+    const db = getDb();
     const userId = await createUser();
     const data = plaidItemData();
-    const { connectionId, result } = await linkPlaid(userId, data, {
+    const { connectionId, item, result } = await linkPlaid(userId, data, {
       productErrors: {
         investments: "PRODUCTS_NOT_SUPPORTED",
         liabilities: "NO_LIABILITY_ACCOUNTS",
@@ -293,17 +293,74 @@ describe("Plaid through the sync engine", () => {
       },
     });
     expect(result.sync.status).toBe("healthy");
-    const summary = await syncNow(getDb(), userId, connectionId, { now });
+    const summary = await syncNow(db, userId, connectionId, { now });
     expect(summary.status).toBe("healthy");
     expect(summary.error).toBeUndefined();
     expect((await transactionsOf(userId)).length).toBe(data.transactions.length);
     for (const table of [liabilities, holdings, recurringStreams]) {
-      const [row] = await getDb()
+      const [row] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(table)
         .where(eq(table.userId, userId));
       expect(row?.n).toBe(0);
     }
+
+    // One warning per product, naming Plaid's code, in the summary and on the connection.
+    const expected = [
+      { product: "investments", providerCode: "PRODUCTS_NOT_SUPPORTED" },
+      { product: "liabilities", providerCode: "NO_LIABILITY_ACCOUNTS" },
+      { product: "recurring", providerCode: "PRODUCT_NOT_READY" },
+    ];
+    expect(summary.warnings?.map((w) => w.product).sort()).toEqual(expected.map((e) => e.product));
+    const stored = (await connectionOf(connectionId)).warnings;
+    expect(stored).toEqual(summary.warnings);
+    for (const e of expected) {
+      const warning = stored?.find((w) => w.product === e.product);
+      expect(warning?.code).toBe("PRODUCT_NOT_SUPPORTED");
+      expect(warning?.message).toContain(e.providerCode);
+    }
+
+    // get_connection_status shows them on this bank.
+    const { key } = await createApiKey(db, userId, "plaid warnings");
+    const mcp = await connectSdkClient(server.url("/api/mcp"), key);
+    try {
+      const answer = await mcp.client.callTool({ name: "get_connection_status", arguments: {} });
+      expect(answer.isError).toBeFalsy();
+      const envelope = answer.structuredContent as {
+        status: string;
+        data: {
+          connections: Array<{
+            id: string;
+            status: string;
+            warnings: Array<{ code: string; product: string; message: string }>;
+          }>;
+        };
+      };
+      expect(envelope.status).toBe("ok");
+      const connection = envelope.data.connections.find((c) => c.id === connectionId);
+      expect(connection?.status).toBe("healthy");
+      expect(connection?.warnings).toEqual(stored);
+    } finally {
+      await mcp.close();
+    }
+
+    // The bank starts serving them: the next successful sync clears the warnings.
+    item.productErrors = {};
+    const fixed = await syncNow(db, userId, connectionId, { now });
+    expect(fixed.warnings).toBeUndefined();
+    expect((await connectionOf(connectionId)).warnings).toBeNull();
+    const [held] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(holdings)
+      .where(eq(holdings.userId, userId));
+    expect(held?.n).toBe(data.holdings?.length);
+  });
+
+  it("a healthy item with every product records no warnings", async () => {
+    const userId = await createUser();
+    const { connectionId, result } = await linkPlaid(userId);
+    expect(result.sync.warnings).toBeUndefined();
+    expect((await connectionOf(connectionId)).warnings).toBeNull();
   });
 
   it("rate limits and institution outages mark the connection erroring and keep its data", async () => {

@@ -20,7 +20,6 @@ import {
   startPlaidFake,
 } from "../fixtures/plaid-fake";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 let fake: PlaidFake;
 let server: ServedRoutes;

@@ -16,7 +16,6 @@ import { computeAccess } from "@/lib/access";
 import { verifyApiKey } from "@/lib/api-keys";
 import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 const NOW = new Date("2026-06-30T12:00:00Z");
 

@@ -22,7 +22,6 @@ import { createSandboxProvider, generateSandboxData } from "@/lib/banking/sandbo
 import { syncConnection } from "@/lib/banking/sync";
 import { useTestDatabase } from "../helpers/db";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 const BASE = new Date("2026-03-31T12:00:00Z");
 const at = (iso: string) => new Date(`${iso}T12:00:00Z`);

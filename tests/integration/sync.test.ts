@@ -26,7 +26,6 @@ import { buildSandboxWorld, transactionsOn } from "@/lib/banking/sandbox/world";
 import { syncConnection } from "@/lib/banking/sync";
 import { useTestDatabase } from "../helpers/db";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 const NOW = new Date("2026-06-30T12:00:00Z");
 const dayMs = 86_400_000;

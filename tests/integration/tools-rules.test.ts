@@ -31,7 +31,6 @@ import {
   type RawTxn,
 } from "./tools-helpers";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 const NOW = new Date("2025-11-10T15:00:00Z");
 

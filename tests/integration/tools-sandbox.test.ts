@@ -25,7 +25,6 @@ import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
 import { callTool, cents, contextFor, createUser } from "./tools-helpers";
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest helper named use…, not a React hook.
 const getDb = useTestDatabase();
 const NOW = new Date("2025-11-10T12:00:00Z");
 const LATER = new Date("2025-11-14T12:00:00Z");

@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { EmailSignInForm } from "@/components/email-sign-in-form";
 import { GitHubSignInForm } from "@/components/github-sign-in-form";
 import { getSessionUser, signInMethods } from "@/lib/auth";
+import { safeCallbackPath } from "@/lib/safe-redirect";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in · Ledgerlink" };
@@ -14,9 +15,14 @@ const ERRORS: Record<string, string> = {
   OAuthAccountNotLinked: "This email is already linked to another sign-in method. Use that one.",
 };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
-  if (await getSessionUser()) redirect("/dashboard");
-  const { error } = await searchParams;
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ error?: string; callbackUrl?: string }>;
+}) {
+  const { error, callbackUrl: requested } = await searchParams;
+  const callbackUrl = safeCallbackPath(requested);
+  if (await getSessionUser()) redirect(callbackUrl);
   const methods = signInMethods();
   const errorText = error ? (ERRORS[error] ?? "Sign-in did not work. Please try again.") : null;
   return (
@@ -34,11 +40,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </p>
       ) : null}
       <div className="mt-6 space-y-6">
-        {methods.email ? <EmailSignInForm /> : null}
+        {methods.email ? <EmailSignInForm callbackUrl={callbackUrl} /> : null}
         {methods.email && methods.github ? (
           <p className="text-center text-xs uppercase tracking-wide text-slate-500">or</p>
         ) : null}
-        {methods.github ? <GitHubSignInForm /> : null}
+        {methods.github ? <GitHubSignInForm callbackUrl={callbackUrl} /> : null}
         {!methods.email && !methods.github ? (
           <p role="alert" className="rounded-md bg-amber-50 p-3 text-sm text-amber-900">
             No sign-in method is configured. Set SMTP_URL (email links) or AUTH_GITHUB_ID and

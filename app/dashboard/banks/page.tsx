@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { BankConnectionRow, type BankConnectionRowData } from "@/components/bank-connection-row";
 import { LinkBankPanel } from "@/components/link-bank-panel";
+import { PlaidLinkButton } from "@/components/plaid-link-button";
 import { Card } from "@/components/ui/card";
 import { getDb } from "@/db";
 import { bankAccounts } from "@/db/schema";
@@ -46,6 +47,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
     status: c.status,
     lastSyncedAt: formatDateTime(c.lastSyncedAt),
     lastErrorMessage: c.lastErrorMessage,
+    warnings: c.warnings ?? [],
     accounts: accounts
       .filter((a) => a.connectionId === c.id && !a.isClosed)
       .map((a) => ({
@@ -53,7 +55,11 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         name: a.name,
         mask: a.mask,
         type: a.type,
-        balance: formatMoney(a.currentBalanceMinor, a.currency),
+        // Credit and loan balances are stored as positive amounts owed: say so.
+        balance:
+          a.type === "credit" || a.type === "loan"
+            ? `${formatMoney(a.currentBalanceMinor, a.currency) ?? "—"} owed`
+            : formatMoney(a.currentBalanceMinor, a.currency),
       })),
   }));
   // The sandbox's "force re-authorization" is a development control (lib/banking refuses it in
@@ -69,10 +75,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         description="Ledgerlink reads balances, transactions, investments and debts. It can never move money."
       >
         <div className="space-y-4">
-          {plaidConfigured ? (
-            // Plaid Link goes here: components/plaid-link-button.tsx (added by the Plaid work).
-            <div data-testid="plaid-link-slot" />
-          ) : null}
+          {plaidConfigured ? <PlaidLinkButton /> : null}
           <div>
             {plaidConfigured ? <p className="mb-2 text-sm text-slate-600">Or try the sandbox bank:</p> : null}
             <LinkBankPanel institutions={listSandboxInstitutions()} />

@@ -10,7 +10,7 @@ import { isSupportedScope, OAUTH_SCOPES, parseScope } from "@/lib/oauth/scopes";
 import { consentCsrfToken, getConsentSession, SESSION_COOKIE_NAMES } from "@/lib/oauth/session";
 
 export const dynamic = "force-dynamic";
-export const metadata: Metadata = { title: "Connect an app · Ledgerlink", referrer: "no-referrer" };
+export const metadata: Metadata = { title: "Connect an app · Ledgerlink", referrer: "same-origin" };
 
 type SearchParams = Record<string, string | string[] | undefined>;
 

@@ -1,7 +1,7 @@
 /** Tool 12: subscription state and the health of every linked bank. */
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { bankAccounts } from "@/db/schema";
+import { bankAccounts, bankConnections } from "@/db/schema";
 import { defineTool } from "../define-tool";
 
 const STATUS_LABEL = {
@@ -15,7 +15,7 @@ export const getConnectionStatusTool = defineTool({
   name: "get_connection_status",
   title: "Connection status",
   description:
-    "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status (healthy, reauth_required, error, disconnected), last successful sync, last error and accounts, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
+    "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status (healthy, reauth_required, error, disconnected), last successful sync, last error, warnings (data the bank does not provide, such as investments) and accounts, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
   input: z.object({}),
   data: z.object({
     subscription: z.object({
@@ -30,6 +30,17 @@ export const getConnectionStatusTool = defineTool({
         last_synced_at: z.string().nullable(),
         last_error_code: z.string().nullable(),
         reconnect_url: z.string().optional().describe("Where the user signs in to the bank again."),
+        warnings: z
+          .array(
+            z.object({
+              code: z.literal("PRODUCT_NOT_SUPPORTED"),
+              product: z.enum(["investments", "liabilities", "recurring"]),
+              message: z.string(),
+            }),
+          )
+          .describe(
+            "Data this bank does not provide (as of the last successful sync): tools show none of it for this bank.",
+          ),
         accounts: z.array(
           z.object({ id: z.string(), name: z.string(), type: z.string(), mask: z.string().nullable() }),
         ),
@@ -50,6 +61,11 @@ export const getConnectionStatusTool = defineTool({
       .from(bankAccounts)
       .where(eq(bankAccounts.userId, ctx.userId))
       .orderBy(bankAccounts.name, bankAccounts.id);
+    const warningRows = await ctx.db
+      .select({ id: bankConnections.id, warnings: bankConnections.warnings })
+      .from(bankConnections)
+      .where(eq(bankConnections.userId, ctx.userId));
+    const warningsOf = new Map(warningRows.map((r) => [r.id, r.warnings ?? []]));
     return {
       data: {
         subscription: { state: access.subscription, manage_url: access.links.billing },
@@ -62,6 +78,7 @@ export const getConnectionStatusTool = defineTool({
           ...(c.status === "reauth_required" || c.status === "error"
             ? { reconnect_url: access.links.reconnect(c.id) }
             : {}),
+          warnings: warningsOf.get(c.id) ?? [],
           accounts: accounts
             .filter((a) => a.connectionId === c.id)
             .map((a) => ({ id: a.id, name: a.name, type: a.type, mask: a.mask })),
