@@ -5,6 +5,7 @@
  * - any other postgres:// URL → node-postgres.
  * All three speak the same schema (db/schema.ts) and the same queries.
  */
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
@@ -43,7 +44,13 @@ export async function openDatabase(options: {
     const { PGlite } = await import("@electric-sql/pglite");
     const { drizzle } = await import("drizzle-orm/pglite");
     const dir = options.pgliteDir ?? ".data/pglite";
-    const client = dir.startsWith("memory://") ? new PGlite(dir) : new PGlite(path.resolve(dir));
+    let client: InstanceType<typeof PGlite>;
+    if (dir.startsWith("memory://")) client = new PGlite(dir);
+    else {
+      // PGlite creates its own folder but not the parents (a fresh clone has no .data/).
+      mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
+      client = new PGlite(path.resolve(dir));
+    }
     const db = drizzle({ client, ...config });
     if (options.migrate !== false) {
       const { migrate } = await import("drizzle-orm/pglite/migrator");

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -36,6 +39,16 @@ describe("database drivers", () => {
     }
     const [row] = await handle.db.insert(users).values({ email: "pglite@test.local" }).returning();
     expect(row?.timezone).toBe("UTC");
+  });
+
+  it("opens PGlite in a folder whose parents do not exist yet (a fresh clone has no .data/)", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "ledgerlink-pglite-"));
+    const handle = await openDatabase({ pgliteDir: path.join(root, "nested", "pglite") });
+    closers.push(async () => {
+      await handle.close();
+      await rm(root, { recursive: true, force: true });
+    });
+    expect(await tableNames(handle.db)).toContain("users");
   });
 
   it.runIf(pgUrl)("applies the same migrations on the real PostgreSQL server", async () => {
