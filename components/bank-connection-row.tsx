@@ -48,6 +48,11 @@ export function BankConnectionRow({
   useEffect(() => {
     if (highlighted) ref.current?.scrollIntoView({ block: "center" });
   }, [highlighted]);
+  // A "Sync now" message describes the status that sync produced ("…use Reconnect"); once the
+  // status changes otherwise (Plaid's Reconnect), it is stale and hidden.
+  const [syncSeen, setSyncSeen] = useState({ state: syncState, status: connection.status });
+  if (syncSeen.state !== syncState) setSyncSeen({ state: syncState, status: connection.status });
+  const syncMessageStale = syncSeen.state === syncState && syncSeen.status !== connection.status;
   const status = STATUS[connection.status];
   const needsReauth = connection.status === "reauth_required";
 
@@ -118,7 +123,7 @@ export function BankConnectionRow({
           onClose={() => setReconnecting(false)}
         />
       ) : null}
-      <FormMessage state={syncState} />
+      {syncMessageStale ? null : <FormMessage state={syncState} />}
       <FormMessage state={removeState} />
       <FormMessage state={reauthState} />
       {connection.accounts.length > 0 ? (

@@ -198,6 +198,12 @@ export async function reconnectConnection(
   return syncConnection(db, connectionId, { now, provider });
 }
 
+/** The sandbox's "force re-authorization" control: development, or a build that allows it explicitly. */
+export function canForceSandboxReauth(): boolean {
+  const env = getEnv();
+  return env.NODE_ENV !== "production" || env.ALLOW_SANDBOX_REAUTH;
+}
+
 /**
  * Sandbox only, refused in production (NODE_ENV=production) unless ALLOW_SANDBOX_REAUTH=1 (for
  * browser tests of the production build): puts the connection's item into "login required" (like
@@ -210,7 +216,7 @@ export async function forceReauth(
   connectionId: string,
   options: { now?: Date; sync?: boolean } = {},
 ): Promise<SyncSummary | null> {
-  if (getEnv().NODE_ENV === "production" && process.env.ALLOW_SANDBOX_REAUTH !== "1") {
+  if (!canForceSandboxReauth()) {
     throw new AppError("forbidden", "Forcing re-authorization is only available outside production.");
   }
   const connection = await requireConnection(db, userId, connectionId);

@@ -137,15 +137,24 @@ export async function listStreams(
     .orderBy(recurringStreams.merchantName, recurringStreams.id);
   if (streams.length === 0) return [];
 
-  // Each stream's posted charges, found through the provider ids it lists, newest first.
+  // Each stream's posted charges, found through the provider ids it lists, newest first. One
+  // probe of the unique (account_id, provider_transaction_id) index per listed id (`limit 1`
+  // keeps the look-up a probe: without it, a planner with no statistics, as in PGlite, hashes
+  // every transaction of the account instead: 45 ms → 20 ms of execution on the heavy user).
   const rows = await executeRows(
     db,
     sql`
     select s.id, t.id as tid, t.date::text as tdate, abs(t.amount_minor)::text as amount
     from ${recurringStreams} s
     cross join lateral jsonb_array_elements_text(s.transaction_ids) as x(pid)
-    join ${transactions} t on t.account_id = s.account_id and t.provider_transaction_id = x.pid
-    where s.user_id = ${userId} and t.user_id = ${userId} and not t.pending
+    cross join lateral (
+      select t.id, t.date, t.amount_minor
+      from ${transactions} t
+      where t.account_id = s.account_id and t.provider_transaction_id = x.pid
+        and t.user_id = ${userId} and not t.pending
+      limit 1
+    ) t
+    where s.user_id = ${userId}
     order by s.id, t.date desc, t.id desc`,
   );
   const charges = new Map<string, Charge[]>();

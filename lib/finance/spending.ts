@@ -89,6 +89,63 @@ export async function getSpendingByGroup(
   return { groups, totalCents: toCents(rows[0]?.total) };
 }
 
+/**
+ * What the overview needs of a period, in ONE pass over the rows of both ranges (instead of
+ * three queries): income and spending of `current` and of `previous` (same rules as
+ * getIncomeAndSpending) and the spending per category of `current` (same groups, order and total
+ * as getSpendingByGroup(…, "category")). Every figure is a FILTERed SQL sum per category; the
+ * totals add those integer sums.
+ */
+export async function getPeriodComparison(
+  db: Database,
+  userId: string,
+  current: DateRange,
+  previous: DateRange,
+): Promise<{
+  current: { incomeCents: number; spendingCents: number };
+  previous: { incomeCents: number; spendingCents: number };
+  categories: { groups: SpendingGroupRow[]; totalCents: number };
+}> {
+  // ISO dates compare as strings.
+  const span: DateRange = {
+    start: [current.start, previous.start].sort()[0] ?? current.start,
+    end: [current.end, previous.end].sort()[1] ?? current.end,
+  };
+  const within = (r: DateRange) => and(gte(transactions.date, r.start), lte(transactions.date, r.end)) as SQL;
+  const amount = transactions.amountMinor;
+  const rows = await db
+    .select({
+      category: transactions.category,
+      currentIncome: sql<string>`coalesce(sum(${amount}) filter (where ${within(current)} and ${isIncome()}), 0)`,
+      currentSpending: sql<string>`coalesce(-sum(${amount}) filter (where ${within(current)} and ${isSpending()}), 0)`,
+      currentSpendingCount: sql<string>`count(*) filter (where ${within(current)} and ${isSpending()})`,
+      previousIncome: sql<string>`coalesce(sum(${amount}) filter (where ${within(previous)} and ${isIncome()}), 0)`,
+      previousSpending: sql<string>`coalesce(-sum(${amount}) filter (where ${within(previous)} and ${isSpending()}), 0)`,
+    })
+    .from(transactions)
+    .where(and(...rangeConditions(userId, span)))
+    .groupBy(transactions.category)
+    .orderBy(sql`3 desc`, transactions.category);
+  const out = {
+    current: { incomeCents: 0, spendingCents: 0 },
+    previous: { incomeCents: 0, spendingCents: 0 },
+    categories: { groups: [] as SpendingGroupRow[], totalCents: 0 },
+  };
+  for (const r of rows) {
+    out.current.incomeCents += toCents(r.currentIncome);
+    out.current.spendingCents += toCents(r.currentSpending);
+    out.previous.incomeCents += toCents(r.previousIncome);
+    out.previous.spendingCents += toCents(r.previousSpending);
+    const count = toCents(r.currentSpendingCount);
+    // A category is a spending group when the current range has spending rows in it.
+    if (count === 0) continue;
+    const cents = toCents(r.currentSpending);
+    out.categories.groups.push({ key: r.category, label: categoryLabel(r.category), cents, count });
+    out.categories.totalCents += cents;
+  }
+  return out;
+}
+
 export const CASH_FLOW_INTERVALS = ["month", "week"] as const;
 export type CashFlowInterval = (typeof CASH_FLOW_INTERVALS)[number];
 
@@ -141,10 +198,11 @@ export async function getCashFlow(
   spendingCents: number;
   topIncomeSources: Array<{ source: string; cents: number; count: number }>;
 }> {
-  const key: SQL<string> =
-    interval === "month"
-      ? sql<string>`to_char(${transactions.date}, 'YYYY-MM')`
-      : sql<string>`to_char(date_trunc('week', ${transactions.date}::timestamp), 'YYYY-MM-DD')`;
+  // Grouped by the truncated date and formatted once per bucket: formatting every row (to_char
+  // per row before grouping) cost twice as much on PGlite (16 ms → 9.5 ms for 6 months of the
+  // heavy user). The literals are raw so the select and GROUP BY expressions match.
+  const bucket = sql`date_trunc(${sql.raw(interval === "month" ? "'month'" : "'week'")}, ${transactions.date}::timestamp)`;
+  const key = sql<string>`to_char(${bucket}, ${sql.raw(interval === "month" ? "'YYYY-MM'" : "'YYYY-MM-DD'")})`;
   const where = and(...rangeConditions(userId, range, accountIds));
   const source = sql<string>`coalesce(${transactions.merchantName}, ${transactions.name})`;
   const [rows, sources] = await Promise.all([
@@ -152,7 +210,7 @@ export async function getCashFlow(
       .select({ key, income: incomeSum(), spending: spendingSum() })
       .from(transactions)
       .where(where)
-      .groupBy(key),
+      .groupBy(bucket),
     db
       .select({ source, income: sql<string>`sum(${transactions.amountMinor})`, count: sql<string>`count(*)` })
       .from(transactions)

@@ -254,6 +254,10 @@ describe.skipIf(Boolean(skipReason))(
       await expect.poll(() => row.getAttribute("data-status"), { timeout: 60_000 }).toBe("reauth_required");
       await row.getByRole("button", { name: "Reconnect" }).waitFor();
       await expect.poll(() => row.textContent()).toContain("The bank asks you to sign in again");
+      // The answer of "Sync now" itself.
+      await expect
+        .poll(() => row.getByRole("status").allTextContents())
+        .toContain("The bank asks you to sign in again: use Reconnect.");
       expect(await row.getByTestId("bank-account").count()).toBe(data.accounts.length);
       shots.push(await screenshot(page, "plaid-03-reauth-required"));
     });
@@ -278,7 +282,8 @@ describe.skipIf(Boolean(skipReason))(
       expect(fake.items.size).toBe(1);
       await expect.poll(() => row.getByRole("button", { name: "Reconnect" }).count()).toBe(0);
       expect(await row.getByTestId("bank-account").count()).toBe(data.accounts.length);
-      await expect.poll(() => row.textContent()).not.toContain("The bank asks you to sign in again");
+      // Neither the re-authorization note nor the stale "use Reconnect" answer of Sync now remain.
+      await expect.poll(() => row.textContent()).not.toContain("sign in again");
       shots.push(await screenshot(page, "plaid-05-reconnected"));
     });
   },

@@ -37,7 +37,8 @@ describe.skipIf(server.skipReason)("secrets stay secret", () => {
     const key = (await page.getByTestId("new-key-value").textContent()) ?? "";
     expect(key).toMatch(/^llk_/);
 
-    for (const bearer of [key, `${key.slice(0, -1)}x`]) {
+    const mistyped = `${key.slice(0, -1)}${key.endsWith("x") ? "y" : "x"}`;
+    for (const bearer of [key, mistyped]) {
       const response = await fetch(`${server.baseUrl}/api/mcp`, {
         method: "POST",
         headers: {

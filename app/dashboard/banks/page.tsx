@@ -6,8 +6,8 @@ import { Card } from "@/components/ui/card";
 import { getDb } from "@/db";
 import { bankAccounts } from "@/db/schema";
 import { requirePageUser } from "@/lib/auth";
-import { listConnections, listSandboxInstitutions } from "@/lib/banking/connections";
-import { getEnv } from "@/lib/env";
+import { canForceSandboxReauth, listConnections, listSandboxInstitutions } from "@/lib/banking/connections";
+import { isPlaidConfigured } from "@/lib/banking/plaid/client";
 import { formatDateTime } from "../format";
 
 export const dynamic = "force-dynamic";
@@ -22,7 +22,6 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
   const user = await requirePageUser();
   const db = await getDb();
   const { reconnect } = await searchParams;
-  const env = getEnv();
   const [connections, accounts] = await Promise.all([
     listConnections(db, user.id),
     db
@@ -62,10 +61,8 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
             : formatMoney(a.currentBalanceMinor, a.currency),
       })),
   }));
-  // The sandbox's "force re-authorization" is a development control (lib/banking refuses it in
-  // production unless ALLOW_SANDBOX_REAUTH=1, which the browser tests of the build set).
-  const allowForceReauth = env.NODE_ENV !== "production" || process.env.ALLOW_SANDBOX_REAUTH === "1";
-  const plaidConfigured = Boolean(env.PLAID_CLIENT_ID && env.PLAID_SECRET);
+  const allowForceReauth = canForceSandboxReauth();
+  const plaidConfigured = isPlaidConfigured();
 
   return (
     <div className="space-y-6">

@@ -4,7 +4,7 @@ import { getBalanceTotals } from "@/lib/finance/accounts";
 import { getUpcomingBills } from "@/lib/finance/bills";
 import { ratio, toAmount } from "@/lib/finance/money";
 import { PERIODS, previousRange, resolvePeriod, todayIn } from "@/lib/finance/periods";
-import { getIncomeAndSpending, getSpendingByGroup } from "@/lib/finance/spending";
+import { getPeriodComparison } from "@/lib/finance/spending";
 import { defineTool } from "../define-tool";
 import { rangeSchema } from "./shared";
 
@@ -63,13 +63,12 @@ export const getFinancialOverviewTool = defineTool({
     const range = resolvePeriod(args.period, ctx.timezone, ctx.now);
     const previous = previousRange(range, args.period);
     const today = todayIn(ctx.timezone, ctx.now);
-    const [balances, current, before, categories, bills] = await Promise.all([
+    const [balances, flows, bills] = await Promise.all([
       getBalanceTotals(ctx.db, ctx.userId),
-      getIncomeAndSpending(ctx.db, ctx.userId, range),
-      getIncomeAndSpending(ctx.db, ctx.userId, previous),
-      getSpendingByGroup(ctx.db, ctx.userId, range, "category"),
+      getPeriodComparison(ctx.db, ctx.userId, range, previous),
       getUpcomingBills(ctx.db, ctx.userId, today, 7),
     ]);
+    const { current, previous: before, categories } = flows;
     const typeCents = (type: string) => balances.byType.find((t) => t.type === type)?.cents ?? 0;
     const flow = (f: { incomeCents: number; spendingCents: number }) => ({
       income: toAmount(f.incomeCents),
