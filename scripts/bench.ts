@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: how fast the MCP endpoint answers on a heavy account, on the production build.
  *
- * 1. Seeds a fresh PGlite (.data/bench/pglite) with the benchmark user (db/seed.ts
- *    `seedHeavyUser`: five years, 100,000+ transactions over ten accounts, active subscription).
+ * 1. Seeds a fresh PGlite (.data/bench/pglite), or the Postgres of `--database-url`, with the
+ *    benchmark user (db/seed.ts `seedHeavyUser`: five years, 100,000+ transactions over ten
+ *    accounts, active subscription).
  *    Seeding happens BEFORE the server starts: PGlite opens its folder from one process at a time.
  * 2. `next build` into .next-bench, then `next start` on its own port with that data folder.
  * 3. Drives POST /api/mcp over HTTP with autocannon: `ping`, then each of the 12 tools with its
