@@ -108,13 +108,6 @@ export function getHandle(): Promise<Handle> {
   return globalForDb.__ledgerlinkDb;
 }
 
-/** Closes the process-wide database (scripts and tests). */
-export async function closeDb(): Promise<void> {
-  const handle = globalForDb.__ledgerlinkDb;
-  globalForDb.__ledgerlinkDb = undefined;
-  if (handle) await (await handle).close();
-}
-
 /** Replace the process-wide database (tests). */
 export function setDbForTesting(handle: Handle | undefined): void {
   globalForDb.__ledgerlinkDb = handle ? Promise.resolve(handle) : undefined;

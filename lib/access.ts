@@ -7,7 +7,7 @@
  * incomplete_expired, no subscription → none; canceled → canceled; past_due, unpaid, paused →
  * past_due.
  */
-import { eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import type { ConnectionStatus } from "@/db/schema";
 import { bankAccounts, bankConnections, subscriptions } from "@/db/schema";
@@ -80,9 +80,9 @@ export function computeAccess(input: {
   };
 }
 
-/** Loads the rows `computeAccess` needs for one user (two small queries). */
+/** Loads the rows `computeAccess` needs for one user (two small queries, run together). */
 export async function getAccess(db: Database, userId: string): Promise<AccessState> {
-  const [sub, conns, accounts] = await Promise.all([
+  const [sub, connections] = await Promise.all([
     db
       .select({ status: subscriptions.status })
       .from(subscriptions)
@@ -96,19 +96,16 @@ export async function getAccess(db: Database, userId: string): Promise<AccessSta
         status: bankConnections.status,
         lastSyncedAt: bankConnections.lastSyncedAt,
         lastErrorCode: bankConnections.lastErrorCode,
+        accountCount: count(bankAccounts.id),
       })
       .from(bankConnections)
+      .leftJoin(
+        bankAccounts,
+        and(eq(bankAccounts.connectionId, bankConnections.id), eq(bankAccounts.userId, userId)),
+      )
       .where(eq(bankConnections.userId, userId))
+      .groupBy(bankConnections.id)
       .orderBy(bankConnections.createdAt),
-    db
-      .select({ connectionId: bankAccounts.connectionId })
-      .from(bankAccounts)
-      .where(eq(bankAccounts.userId, userId)),
   ]);
-  const counts = new Map<string, number>();
-  for (const a of accounts) counts.set(a.connectionId, (counts.get(a.connectionId) ?? 0) + 1);
-  return computeAccess({
-    subscriptionStatus: sub[0]?.status,
-    connections: conns.map((c) => ({ ...c, accountCount: counts.get(c.id) ?? 0 })),
-  });
+  return computeAccess({ subscriptionStatus: sub[0]?.status, connections });
 }

@@ -15,7 +15,7 @@ import type { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { getSessionUser, type SessionUser } from "@/lib/auth";
 import { getEnv } from "@/lib/env";
-import { AppError, toAppError } from "@/lib/errors";
+import { AppError, describeFailure, toAppError } from "@/lib/errors";
 import type { ActionState } from "./action-state";
 
 export type { ActionState } from "./action-state";
@@ -37,7 +37,7 @@ export async function assertSameOrigin(): Promise<void> {
 function toState(error: unknown): { status: "error"; error: string; field?: string } {
   const appError = toAppError(error);
   if (appError.status >= 500) {
-    console.error("[action] failed:", appError.code, appError.message);
+    console.error("[action] failed:", describeFailure(error));
     return { status: "error", error: "Something went wrong on our side. Please try again." };
   }
   const field = typeof appError.details?.field === "string" ? appError.details.field : undefined;

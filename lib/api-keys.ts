@@ -6,7 +6,7 @@
  * Only the SHA-256 hash and a short preview are stored; the key is shown once.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKeys } from "@/db/schema";
 import { AppError } from "@/lib/errors";
@@ -88,15 +88,30 @@ const nameOf = (name: string) => {
   return trimmed;
 };
 
-/** Creates a named key for `userId` and returns it in full, once. */
-export async function createApiKey(db: Database, userId: string, name: string): Promise<CreatedApiKey> {
+/** Stores a fresh key named `name` (already checked) for `userId`; the secret leaves here once. */
+async function insertApiKey(db: Database, userId: string, name: string): Promise<CreatedApiKey> {
   const key = generateApiKey();
   const [row] = await db
     .insert(apiKeys)
-    .values({ userId, name: nameOf(name), keyHash: hashSecret(key), preview: previewApiKey(key) })
+    .values({ userId, name, keyHash: hashSecret(key), preview: previewApiKey(key) })
     .returning();
   if (!row) throw new AppError("internal", "The key could not be saved.");
   return { id: row.id, name: row.name, key, preview: row.preview, createdAt: row.createdAt };
+}
+
+/** SQL: key `keyId` of `userId`, still live (neither revoked nor rotated). */
+function liveKeyOf(userId: string, keyId: string): SQL | undefined {
+  return and(eq(apiKeys.id, keyId), liveKeysOf(userId));
+}
+
+/** SQL: the live keys of `userId`. */
+function liveKeysOf(userId: string): SQL | undefined {
+  return and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), isNull(apiKeys.rotatedAt));
+}
+
+/** Creates a named key for `userId` and returns it in full, once. */
+export async function createApiKey(db: Database, userId: string, name: string): Promise<CreatedApiKey> {
+  return insertApiKey(db, userId, nameOf(name));
 }
 
 export interface VerifiedApiKey {
@@ -126,7 +141,10 @@ export async function verifyApiKey(db: Database, key: string): Promise<VerifiedA
   if (!row || row.revokedAt || row.rotatedAt) return null;
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
-    await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id));
+    await db
+      .update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(and(eq(apiKeys.id, row.id), eq(apiKeys.userId, row.userId)));
   }
   return { keyId: row.id, userId: row.userId, name: row.name };
 }
@@ -140,23 +158,10 @@ export async function rotateApiKey(db: Database, userId: string, keyId: string):
     const [old] = await tx
       .update(apiKeys)
       .set({ rotatedAt: new Date() })
-      .where(
-        and(
-          eq(apiKeys.id, keyId),
-          eq(apiKeys.userId, userId),
-          isNull(apiKeys.revokedAt),
-          isNull(apiKeys.rotatedAt),
-        ),
-      )
+      .where(liveKeyOf(userId, keyId))
       .returning({ name: apiKeys.name });
     if (!old) throw new AppError("not_found", "No such active key.");
-    const key = generateApiKey();
-    const [row] = await tx
-      .insert(apiKeys)
-      .values({ userId, name: old.name, keyHash: hashSecret(key), preview: previewApiKey(key) })
-      .returning();
-    if (!row) throw new AppError("internal", "The key could not be saved.");
-    return { id: row.id, name: row.name, key, preview: row.preview, createdAt: row.createdAt };
+    return insertApiKey(tx, userId, old.name);
   });
 }
 
@@ -165,19 +170,12 @@ export async function revokeApiKey(db: Database, userId: string, keyId: string):
   const rows = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(
-      and(
-        eq(apiKeys.id, keyId),
-        eq(apiKeys.userId, userId),
-        isNull(apiKeys.revokedAt),
-        isNull(apiKeys.rotatedAt),
-      ),
-    )
+    .where(liveKeyOf(userId, keyId))
     .returning({ id: apiKeys.id });
   if (rows.length === 0) throw new AppError("not_found", "No such active key.");
 }
 
-/** The user's live keys, newest first (never the secret). */
+/** The user's live keys, oldest first (never the secret). */
 export async function listApiKeys(db: Database, userId: string) {
   return db
     .select({
@@ -188,6 +186,6 @@ export async function listApiKeys(db: Database, userId: string) {
       lastUsedAt: apiKeys.lastUsedAt,
     })
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), isNull(apiKeys.rotatedAt)))
+    .where(liveKeysOf(userId))
     .orderBy(apiKeys.createdAt);
 }

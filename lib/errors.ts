@@ -59,3 +59,25 @@ export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
   return new AppError("internal", error instanceof Error ? error.message : String(error));
 }
+
+function sqlState(value: unknown): string | undefined {
+  const code = (value as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * A failure as it may be logged. Our AppErrors give their code and sentence. Anything else gives
+ * only its kind, a database SQLSTATE and where it was thrown, never its message: a failed query's
+ * message quotes its parameters (drizzle's DrizzleQueryError), which can be a session token or
+ * the hash of a secret, and JSON.parse quotes its input.
+ */
+export function describeFailure(error: unknown): string {
+  if (isAppError(error)) return `${error.code}: ${error.message}`;
+  if (!(error instanceof Error)) return typeof error;
+  const state = sqlState(error) ?? sqlState(error.cause);
+  const frames = (error.stack ?? "")
+    .split("\n")
+    .filter((line) => line.startsWith("    at "))
+    .slice(0, 5);
+  return [`${error.name}${state ? ` (${state})` : ""}`, ...frames].join("\n");
+}

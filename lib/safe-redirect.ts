@@ -5,6 +5,7 @@
  */
 export const DEFAULT_AFTER_SIGN_IN = "/dashboard";
 
+/** `value` when it is a same-site path, otherwise the dashboard (no open redirects). */
 export function safeCallbackPath(value: unknown): string {
   if (typeof value !== "string" || value.length > 2048) return DEFAULT_AFTER_SIGN_IN;
   if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\"))

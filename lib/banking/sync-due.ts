@@ -13,6 +13,7 @@ import { and, asc, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankConnections } from "@/db/schema";
 import { getEnv } from "@/lib/env";
+import { describeFailure } from "@/lib/errors";
 import { type SyncSummary, syncConnection } from "./sync";
 
 /** Minimum wait between two attempts on one connection. */
@@ -82,7 +83,9 @@ export async function syncDueConnections(db: Database, options: DueOptions = {})
         });
       } catch (error) {
         // Unexpected (database) failure of one connection: report it, keep going with the rest.
-        console.error(JSON.stringify({ msg: "scheduled_sync_failed", connectionId, error: String(error) }));
+        console.error(
+          JSON.stringify({ msg: "scheduled_sync_failed", connectionId, error: describeFailure(error) }),
+        );
         results.push({ connectionId, status: "error", error: "internal" });
       }
     }

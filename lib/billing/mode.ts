@@ -11,6 +11,7 @@ import type { Env } from "@/lib/env";
 
 export type BillingMode = "stripe" | "local";
 
+/** The billing mode by the rules above; null is production without billing (start-up stops). */
 export function resolveBillingMode(
   env: Pick<Env, "BILLING" | "STRIPE_SECRET_KEY" | "NODE_ENV">,
 ): BillingMode | null {

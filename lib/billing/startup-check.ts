@@ -17,6 +17,7 @@ export function startupProblems(): string[] {
   return problems;
 }
 
+/** Stops the server when `startupProblems()` finds any; warns about a production local checkout. */
 export function runStartupChecks(): void {
   const problems = startupProblems();
   if (problems.length > 0) {

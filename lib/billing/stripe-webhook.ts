@@ -7,6 +7,7 @@
  * effect rolls the id back so Stripe's retry is processed.
  */
 import type Stripe from "stripe";
+import { z } from "zod";
 import type { Database } from "@/db";
 import { webhookEvents } from "@/db/schema";
 import { getEnv } from "@/lib/env";
@@ -36,14 +37,14 @@ export const RELEVANT_EVENTS = new Set<string>([
 
 export type WebhookOutcome = "processed" | "duplicate" | "ignored";
 
+/** The `customer` every subscription and invoice object carries: an id, or expanded. */
+const customerRefSchema = z.object({ customer: z.union([z.string(), z.object({ id: z.string() })]) });
+
 function customerIdOf(event: Stripe.Event): string | null {
-  const object = event.data.object as { customer?: unknown };
-  const customer = object.customer;
-  if (typeof customer === "string") return customer;
-  if (customer && typeof customer === "object" && "id" in customer && typeof customer.id === "string") {
-    return customer.id;
-  }
-  return null;
+  const parsed = customerRefSchema.safeParse(event.data.object);
+  if (!parsed.success) return null;
+  const { customer } = parsed.data;
+  return typeof customer === "string" ? customer : customer.id;
 }
 
 /** Verifies the signature and timestamp; throws `invalid_input` (→ 400) on any mismatch. */
@@ -73,7 +74,7 @@ export async function processStripeEvent(db: Database, event: Stripe.Event): Pro
     if (inserted.length === 0) return "duplicate";
     // The Stripe read happens inside the transaction on purpose: a concurrent duplicate waits
     // here instead of doing the same work.
-    await syncSubscription(customerId, { db: tx as unknown as Database });
+    await syncSubscription(customerId, { db: tx });
     return "processed";
   });
 }

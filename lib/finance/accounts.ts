@@ -12,7 +12,7 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import type { AccountType } from "@/db/schema";
 import { balanceSnapshots, bankAccounts, bankConnections } from "@/db/schema";
-import { toCents } from "./money";
+import { toCents, toCentsOrNull } from "./money";
 import { executeRows, text } from "./sql";
 
 export const ACCOUNT_TYPES = [
@@ -22,15 +22,9 @@ export const ACCOUNT_TYPES = [
   "investment",
   "other",
 ] as const satisfies readonly AccountType[];
-export const LIABILITY_TYPES: readonly AccountType[] = ["credit", "loan"];
 
 export function isLiabilityType(type: string): boolean {
   return type === "credit" || type === "loan";
-}
-
-/** SQL: true for liability accounts. */
-export function isLiabilityAccount(): SQL {
-  return inArray(bankAccounts.type, ["credit", "loan"]);
 }
 
 export interface AccountRow {
@@ -95,9 +89,9 @@ export async function listAccounts(
     type: r.type,
     subtype: r.subtype,
     currency: r.currency,
-    currentCents: r.current === null ? null : toCents(r.current),
-    availableCents: r.available === null ? null : toCents(r.available),
-    limitCents: r.limit === null ? null : toCents(r.limit),
+    currentCents: toCentsOrNull(r.current),
+    availableCents: toCentsOrNull(r.available),
+    limitCents: toCentsOrNull(r.limit),
     isClosed: r.isClosed,
     balanceAsOf: r.balanceAsOf,
     connectionId: r.connectionId,

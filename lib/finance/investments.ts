@@ -9,7 +9,7 @@
 import { and, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts, holdings, investmentTransactions, securities } from "@/db/schema";
-import { toCents, toNumberOrNull } from "./money";
+import { toCents, toCentsOrNull, toNumberOrNull } from "./money";
 import type { DateRange } from "./periods";
 
 export interface HoldingRow {
@@ -64,7 +64,7 @@ export async function listHoldings(
     quantity: toNumberOrNull(r.quantity),
     price: toNumberOrNull(r.price),
     valueCents: toCents(r.value),
-    costBasisCents: r.costBasis === null ? null : toCents(r.costBasis),
+    costBasisCents: toCentsOrNull(r.costBasis),
     currency: r.currency,
   }));
 }
@@ -204,7 +204,7 @@ export async function listInvestmentTransactions(
       quantity: toNumberOrNull(r.quantity),
       price: toNumberOrNull(r.price),
       amountCents: toCents(r.amount),
-      feesCents: r.fees === null ? null : toCents(r.fees),
+      feesCents: toCentsOrNull(r.fees),
     })),
     hasMore: rows.length > options.limit,
     total: summary.reduce((n, r) => n + r.count, 0),

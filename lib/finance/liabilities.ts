@@ -9,7 +9,7 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts, bankConnections, liabilities } from "@/db/schema";
-import { toCents, toNumberOrNull } from "./money";
+import { toCents, toCentsOrNull, toNumberOrNull } from "./money";
 
 export const LIABILITY_KINDS = ["credit", "student", "mortgage", "other"] as const;
 export type LiabilityKind = (typeof LIABILITY_KINDS)[number];
@@ -34,8 +34,6 @@ export interface DebtRow {
   originationPrincipalCents: number | null;
   maturityDate: string | null;
 }
-
-const nullableCents = (v: unknown) => (v === null || v === undefined ? null : toCents(v));
 
 /**
  * Open credit and loan accounts with their liability details (accounts the provider sent no
@@ -84,15 +82,15 @@ export async function listDebts(db: Database, userId: string, kinds?: LiabilityK
     subtype: r.subtype,
     currency: r.currency,
     balanceCents: toCents(r.balance),
-    limitCents: nullableCents(r.limit),
+    limitCents: toCentsOrNull(r.limit),
     apr: toNumberOrNull(r.apr),
-    minimumPaymentCents: nullableCents(r.minimumPayment),
+    minimumPaymentCents: toCentsOrNull(r.minimumPayment),
     nextPaymentDueDate: r.nextPaymentDueDate,
     lastPaymentDate: r.lastPaymentDate,
-    lastPaymentCents: nullableCents(r.lastPayment),
-    lastStatementBalanceCents: nullableCents(r.lastStatementBalance),
+    lastPaymentCents: toCentsOrNull(r.lastPayment),
+    lastStatementBalanceCents: toCentsOrNull(r.lastStatementBalance),
     isOverdue: r.isOverdue ?? false,
-    originationPrincipalCents: nullableCents(r.originationPrincipal),
+    originationPrincipalCents: toCentsOrNull(r.originationPrincipal),
     maturityDate: r.maturityDate,
   }));
 }

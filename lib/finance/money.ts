@@ -15,14 +15,14 @@ export function toCents(value: unknown): number {
   return n;
 }
 
+/** Like `toCents`, but a missing value stays null (an unknown balance is not a zero one). */
+export function toCentsOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : toCents(value);
+}
+
 /** Cents → a decimal amount for output (12345 → 123.45). The only division money ever sees. */
 export function toAmount(cents: number): number {
   return cents / 100;
-}
-
-/** Same as toAmount for nullable values. */
-export function toAmountOrNull(value: unknown): number | null {
-  return value === null || value === undefined ? null : toAmount(toCents(value));
 }
 
 /** Share or rate `part / whole` rounded to 4 decimals; null when `whole` is 0 or less. */

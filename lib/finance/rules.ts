@@ -22,7 +22,6 @@ import { transactions } from "@/db/schema";
 import { categoriesOfKind } from "./categories";
 
 export const INCOME_CATEGORIES = categoriesOfKind("income");
-export const SPENDING_CATEGORIES = categoriesOfKind("spending");
 
 /** Rows that count toward income and spending: not a transfer between own accounts (rule 1). */
 export function countedForTotals(): SQL {

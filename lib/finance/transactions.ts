@@ -95,6 +95,7 @@ export function filterFingerprint(userId: string, filter: TransactionFilter, sor
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 16);
 }
 
+/** An opaque `page.next_cursor`: the next offset, tied to the query by its fingerprint. */
 export function encodeCursor(offset: number, fingerprint: string): string {
   return Buffer.from(JSON.stringify({ o: offset, f: fingerprint } satisfies CursorPayload)).toString(
     "base64url",

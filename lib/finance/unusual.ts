@@ -13,7 +13,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { toCents } from "./money";
+import { toCents, toCentsOrNull } from "./money";
 import { addDays, type DateRange } from "./periods";
 import { listStreams } from "./recurring";
 import { executeRows, text } from "./sql";
@@ -184,7 +184,7 @@ export async function findUnusualActivity(
     counts[kind] = found.length > 0 ? toCents(found[0]?.total) : 0;
     for (const r of found) {
       const amountCents = toCents(r.amount);
-      const typicalCents = r.typical === null || r.typical === undefined ? null : toCents(r.typical);
+      const typicalCents = toCentsOrNull(r.typical);
       const reason =
         kind === "large"
           ? `${money(-amountCents)} is more than 3× the typical ${r.category} charge of ${money(typicalCents ?? 0)}.`

@@ -62,8 +62,9 @@ export async function verifyBearerToken(
     const key = await verifyApiKey(db, token);
     return key ? { kind: "api_key", userId: key.userId, apiKeyId: key.keyId } : null;
   }
+  // verifyAccessToken already refuses expired, revoked and foreign-audience tokens.
   const access = await verifyAccessToken(db, token, resource);
-  if (!access || access.expiresAt.getTime() <= Date.now()) return null;
+  if (!access) return null;
   return {
     kind: "oauth",
     userId: access.userId,

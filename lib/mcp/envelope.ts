@@ -20,6 +20,7 @@ export const pageSchema = z.object({
 });
 export type Page = z.infer<typeof pageSchema>;
 
+/** The output schema of a tool: the envelope every answer has, with the tool's own `data`. */
 export function envelopeSchema<D extends z.ZodType>(data: D) {
   return z.object({
     status: z.enum(["ok", "setup_required"]),

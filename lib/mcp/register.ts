@@ -19,7 +19,7 @@ import type { Database } from "@/db";
 import { users } from "@/db/schema";
 import { type AccessState, getAccess } from "@/lib/access";
 import { recordToolCall, type ToolCallStatus } from "@/lib/activity";
-import { isAppError } from "@/lib/errors";
+import { describeFailure, isAppError } from "@/lib/errors";
 import type { McpCredential } from "./auth";
 import type { ToolContext, ToolDefinition } from "./define-tool";
 import { envelopeSchema, type Warning } from "./envelope";
@@ -231,10 +231,7 @@ export function registerTools(
             status = "invalid_arguments";
             return errorResult(error.message);
           }
-          console.error(
-            `Tool ${tool.name} failed:`,
-            error instanceof Error ? (error.stack ?? error.message) : error,
-          );
+          console.error(`Tool ${tool.name} failed:`, describeFailure(error));
           return errorResult(GENERIC_FAILURE);
         } finally {
           await recordToolCall(db, {

@@ -15,7 +15,6 @@ import { isSupportedScope, parseScope } from "./scopes";
 import { generateSecret, SECRET_PREFIX } from "./secrets";
 
 const AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic"] as const;
-export type TokenEndpointAuthMethod = (typeof AUTH_METHODS)[number];
 
 const optionalUrl = z
   .string()

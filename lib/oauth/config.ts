@@ -16,6 +16,10 @@ export interface OAuthConfig {
   refreshTokenTtlSeconds: number;
 }
 
+/**
+ * The authorization server's settings, all derived from the environment: the issuer is APP_URL
+ * (RFC 8414 §2) and the one resource tokens are bound to is `${APP_URL}/api/mcp` (RFC 8707).
+ */
 export function getOAuthConfig(): OAuthConfig {
   const env = getEnv();
   return {

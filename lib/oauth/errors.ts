@@ -4,6 +4,8 @@
  * `{ error, error_description }` (RFC 6749 §5.2, RFC 7591 §3.2.2), the authorize step as a
  * redirect or an error page (RFC 6749 §4.1.2.1).
  */
+import { describeFailure } from "@/lib/errors";
+
 export type OAuthErrorCode =
   | "invalid_request"
   | "invalid_client"
@@ -35,13 +37,11 @@ export class OAuthError extends Error {
 export const NO_STORE_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
 /**
- * Logs an unexpected failure without its message: a failed query's message carries its
- * parameters, which here can be a session token or a hash of a secret.
+ * Logs an unexpected failure without its message (`describeFailure`): a failed query's message
+ * carries its parameters, which here can be a session token or a hash of a secret.
  */
 export function logOAuthFailure(where: string, error: unknown): void {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
-  console.error(`oauth: ${where} failed: ${error instanceof Error ? error.name : typeof error}${code}`);
+  console.error(`oauth: ${where} failed: ${describeFailure(error)}`);
 }
 
 /** RFC 6749 §5.2 JSON error; unknown failures become a generic `server_error`. */

@@ -3,11 +3,14 @@
  * let browser-based MCP clients (e.g. the MCP Inspector) call discovery, registration, token and
  * revocation. No cookies are involved at those endpoints, so `*` is safe there.
  */
-import { OAuthError } from "./errors";
+import { type Database, getDb } from "@/db";
+import type { OAuthClient } from "@/db/schema";
+import { authenticateClient, readClientCredentials } from "./clients";
+import { OAuthError, oauthErrorResponse } from "./errors";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-export const CORS_HEADERS = {
+const CORS_HEADERS = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
   "Access-Control-Allow-Headers": "Authorization, Content-Type, MCP-Protocol-Version",
@@ -55,5 +58,35 @@ export async function readJson(request: Request): Promise<unknown> {
   } catch (error) {
     if (error instanceof OAuthError) throw error;
     throw new OAuthError("invalid_client_metadata", "The body is not valid JSON.");
+  }
+}
+
+/** What an authenticated client request hands to its endpoint's own step. */
+export interface ClientRequest {
+  db: Database;
+  client: OAuthClient;
+  form: URLSearchParams;
+}
+
+/**
+ * The shared frame of the token and revocation endpoints: reads the form, authenticates the
+ * client (RFC 6749 §2.3.1, RFC 7009 §2.1), runs `handle`, and maps every failure once to an
+ * RFC 6749 §5.2 JSON error, with a `Basic` challenge when the client authenticated that way.
+ * Every answer carries the CORS headers.
+ */
+export async function handleClientRequest(
+  request: Request,
+  handle: (call: ClientRequest) => Promise<Response>,
+): Promise<Response> {
+  let viaBasic = false;
+  try {
+    const form = await readForm(request);
+    const credentials = readClientCredentials(request, form);
+    viaBasic = credentials.viaBasic;
+    const db = await getDb();
+    const client = await authenticateClient(db, credentials);
+    return withCors(await handle({ db, client, form }));
+  } catch (error) {
+    return withCors(oauthErrorResponse(error, { basicChallenge: viaBasic }));
   }
 }

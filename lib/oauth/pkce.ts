@@ -9,10 +9,12 @@ const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
 /** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters. */
 const S256_CHALLENGE_PATTERN = /^[A-Za-z0-9\-_]{43}$/;
 
+/** True for a syntactically valid S256 `code_challenge` (RFC 7636 §4.2). */
 export function isWellFormedS256Challenge(challenge: string): boolean {
   return S256_CHALLENGE_PATTERN.test(challenge);
 }
 
+/** `BASE64URL(SHA256(ASCII(code_verifier)))`, the S256 transformation (RFC 7636 §4.2). */
 export function s256Challenge(verifier: string): string {
   return createHash("sha256").update(verifier, "ascii").digest("base64url");
 }

@@ -13,6 +13,7 @@ export const SECRET_PREFIX = {
   clientId: "llci_",
 } as const;
 
+/** A fresh bearer secret: `prefix` + 32 CSPRNG bytes in base64url. Store only its hash (`hashSecret`). */
 export function generateSecret(prefix: (typeof SECRET_PREFIX)[keyof typeof SECRET_PREFIX]): string {
   return `${prefix}${randomBytes(32).toString("base64url")}`;
 }

@@ -66,6 +66,7 @@ export function consentCsrfToken(sessionToken: string): string {
     .digest("base64url");
 }
 
+/** True when `presented` is the consent form's CSRF token for this session (compared in constant time). */
 export function isValidConsentCsrf(sessionToken: string, presented: string | null): boolean {
   if (!presented) return false;
   const expected = Buffer.from(consentCsrfToken(sessionToken));

@@ -22,6 +22,7 @@ export interface VerifiedAccessToken {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** The token's owner, client, grant and scopes when it is a live access token for `resource`; else null. */
 export async function verifyAccessToken(
   db: Database,
   token: string,

@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { z } from "zod";
 import type { Database } from "@/db";
 import { bankAccounts, bankConnections, subscriptions, users } from "@/db/schema";
 import { createApiKey } from "@/lib/api-keys";
@@ -25,6 +26,41 @@ export const DEMO_STATES = [
   "reauth_required",
 ] as const;
 export type DemoState = (typeof DEMO_STATES)[number];
+
+/** The twelve tools' names in product order (product.md). */
+export const TOOL_NAMES: string[] = [
+  "get_financial_overview",
+  "list_accounts",
+  "search_transactions",
+  "get_spending_breakdown",
+  "get_cash_flow",
+  "list_recurring",
+  "get_upcoming_bills",
+  "get_investments",
+  "get_liabilities",
+  "get_net_worth",
+  "find_unusual_activity",
+  "get_connection_status",
+];
+
+/** The six prompts' names (product.md). */
+export const PROMPT_NAMES: string[] = [
+  "monthly_review",
+  "subscription_audit",
+  "upcoming_bills_check",
+  "debt_payoff_plan",
+  "spending_deep_dive",
+  "fix_bank_connections",
+];
+
+/** One warning of the tool envelope as clients see it (service-interface.md). */
+export const warningSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  institution: z.string().optional(),
+  connection_id: z.string().optional(),
+  action_url: z.string().optional(),
+});
 
 export interface StateUser {
   userId: string;

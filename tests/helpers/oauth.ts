@@ -134,12 +134,15 @@ export async function obtainCode(
   return code;
 }
 
-export async function token(
+/** POSTs `form` url-encoded to the route handler `post` as if at `path` on APP_URL. */
+function postForm(
+  post: (req: Request) => Promise<Response>,
+  path: string,
   form: Record<string, string>,
-  headers: Record<string, string> = {},
+  headers: Record<string, string>,
 ): Promise<Response> {
-  return tokenPost(
-    new Request(`${appUrl()}/api/oauth/token`, {
+  return post(
+    new Request(`${appUrl()}${path}`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
       body: new URLSearchParams(form).toString(),
@@ -147,17 +150,27 @@ export async function token(
   );
 }
 
+export async function token(
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return postForm(tokenPost, "/api/oauth/token", form, headers);
+}
+
 export async function revoke(
   form: Record<string, string>,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return revokePost(
-    new Request(`${appUrl()}/api/oauth/revoke`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-      body: new URLSearchParams(form).toString(),
-    }),
-  );
+  return postForm(revokePost, "/api/oauth/revoke", form, headers);
+}
+
+/** POSTs a refresh_token grant for a public client (`extra` adds form fields such as scope). */
+export function exchangeRefreshToken(
+  refreshToken: string,
+  clientId: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  return token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId, ...extra });
 }
 
 export interface TokenSet {

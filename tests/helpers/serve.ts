@@ -31,7 +31,7 @@ type Handler = (req: Request) => Response | Promise<Response>;
 export type RouteModule = Partial<
   Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | "HEAD", unknown>
 >;
-type ModuleSource = RouteModule | (() => Promise<RouteModule>);
+export type ModuleSource = RouteModule | (() => Promise<RouteModule>);
 
 export interface ServedRoutes {
   /** `http://127.0.0.1:<port>` */

@@ -3,15 +3,16 @@
  * "local" and come out of lib/access.ts like Stripe's statuses; the checkout is refused when the
  * mode is Stripe; production start-up problems name what is missing.
  */
-import { randomUUID } from "node:crypto";
+
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { subscriptions, users } from "@/db/schema";
+import { subscriptions } from "@/db/schema";
 import { getAccess } from "@/lib/access";
 import { completeLocalCheckout, localCustomerId } from "@/lib/billing/local-checkout";
 import { billingStartupProblems, resolveBillingMode } from "@/lib/billing/mode";
 import { parseEnv, resetEnvCache } from "@/lib/env";
 import { useTestDatabase } from "@/tests/helpers/db";
+import { createTestUser } from "@/tests/helpers/fixtures";
 
 const getDb = useTestDatabase();
 const saved = { BILLING: process.env.BILLING, STRIPE_SECRET_KEY: process.env.STRIPE_SECRET_KEY };
@@ -24,14 +25,7 @@ afterEach(() => {
   resetEnvCache();
 });
 
-async function createUser() {
-  const [user] = await getDb()
-    .insert(users)
-    .values({ email: `local-${randomUUID()}@example.test` })
-    .returning();
-  if (!user) throw new Error("no user");
-  return user.id;
-}
+const createUser = async () => (await createTestUser(getDb(), "local")).id;
 
 describe("billing mode", () => {
   const env = (vars: Record<string, string>) => parseEnv({ NODE_ENV: "production", ...vars });

@@ -7,12 +7,13 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { subscriptions, users, webhookEvents } from "@/db/schema";
+import { subscriptions, webhookEvents } from "@/db/schema";
 import { getAccess, type SubscriptionState } from "@/lib/access";
 import { completeCheckoutReturn, createCheckoutUrl, createPortalUrl } from "@/lib/billing/checkout";
 import { resetEnvCache } from "@/lib/env";
 import { type StripeFake, startStripeFake } from "@/tests/fixtures/stripe-fake";
 import { useTestDatabase } from "@/tests/helpers/db";
+import { createTestUser } from "@/tests/helpers/fixtures";
 import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
 
 const getDb = useTestDatabase();
@@ -54,14 +55,7 @@ afterAll(async () => {
   resetEnvCache();
 });
 
-async function createUser() {
-  const [user] = await getDb()
-    .insert(users)
-    .values({ email: `billing-${randomUUID()}@example.test` })
-    .returning();
-  if (!user) throw new Error("no user");
-  return { id: user.id, email: user.email };
-}
+const createUser = () => createTestUser(getDb(), "billing");
 
 async function subscriptionRow(userId: string) {
   const [row] = await getDb().select().from(subscriptions).where(eq(subscriptions.userId, userId));

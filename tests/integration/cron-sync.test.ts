@@ -5,64 +5,32 @@
  */
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bankConnections, subscriptions, users } from "@/db/schema";
-import { linkConnection } from "@/lib/banking/connections";
+import { describe, expect, it } from "vitest";
+import { bankConnections } from "@/db/schema";
 import { findDueConnections, syncDueConnections } from "@/lib/banking/sync-due";
 import { resetEnvCache } from "@/lib/env";
 import { testDatabaseKind, useTestDatabase } from "@/tests/helpers/db";
-import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
-import { plaidItemData } from "../fixtures/plaid-data";
-import { FAKE_CLIENT_ID, FAKE_SECRET, type PlaidFake, startPlaidFake } from "../fixtures/plaid-fake";
+import { createTestUser, linkPlaidItem, usePlaidFake } from "@/tests/helpers/fixtures";
 
 const getDb = useTestDatabase();
-let fake: PlaidFake;
-let server: ServedRoutes;
-const saved = { ...process.env };
 const SECRET = `cron-${randomUUID()}`;
 const HOUR = 3600_000;
 
-beforeAll(async () => {
-  fake = await startPlaidFake();
-  server = await serveRoutes({ "/api/cron/sync": () => import("@/app/api/cron/sync/route") });
-  Object.assign(process.env, {
-    PLAID_CLIENT_ID: FAKE_CLIENT_ID,
-    PLAID_SECRET: FAKE_SECRET,
-    PLAID_API_BASE: fake.url,
-    CRON_SECRET: SECRET,
-    SYNC_STALE_AFTER_MINUTES: "360",
-  });
-  resetEnvCache();
-});
-
-afterAll(async () => {
-  await server?.close();
-  await fake?.close();
-  process.env = saved;
-  resetEnvCache();
+const plaid = usePlaidFake({
+  routes: { "/api/cron/sync": () => import("@/app/api/cron/sync/route") },
+  env: { CRON_SECRET: SECRET, SYNC_STALE_AFTER_MINUTES: "360" },
 });
 
 async function userWithConnections(count: number) {
   const db = getDb();
-  const userId = randomUUID();
-  await db.insert(users).values({ id: userId, email: `cron-${userId}@test.ledgerlink.local` });
-  await db
-    .insert(subscriptions)
-    .values({ userId, provider: "local", customerId: `cus_${userId}`, status: "active" });
+  const { id: userId } = await createTestUser(db, "cron", { subscription: "active" });
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "plaid",
-      publicToken: fake.createPublicToken(plaidItemData()),
-    });
-    ids.push(connection.id);
-  }
+  for (let i = 0; i < count; i++) ids.push((await linkPlaidItem(db, plaid.fake, userId)).connectionId);
   return { userId, ids };
 }
 
 const get = (headers: Record<string, string>) =>
-  fetch(server.url("/api/cron/sync"), { headers }).then(async (r) => ({
+  fetch(plaid.server.url("/api/cron/sync"), { headers }).then(async (r) => ({
     status: r.status,
     body: await r.json(),
   }));
@@ -175,8 +143,8 @@ describe("syncDueConnections", () => {
 
     // A failing bank is recorded, the run goes on, and it is not retried for a while.
     const [row] = await db.select().from(bankConnections).where(eq(bankConnections.id, erroring));
-    const item = [...fake.items.values()].find((i) => i.itemId === row?.providerItemId)!;
-    fake.setItemError(item.itemId, "INSTITUTION_DOWN");
+    const item = [...plaid.fake.items.values()].find((i) => i.itemId === row?.providerItemId)!;
+    plaid.fake.setItemError(item.itemId, "INSTITUTION_DOWN");
     const failing = await syncDueConnections(db, { now, userIds: [userId] });
     expect(failing).toMatchObject({ due: 1, synced: 0, failed: 1 });
     expect(failing.results[0]).toMatchObject({

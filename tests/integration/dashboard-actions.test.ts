@@ -4,13 +4,13 @@
  * leaves that key working. The real actions run; only Next's request context (headers, session,
  * cache revalidation) is stood in for.
  */
-import { randomUUID } from "node:crypto";
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { users } from "@/db/schema";
 import { IDLE } from "@/lib/action-state";
 import { createApiKey, listApiKeys, verifyApiKey } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
 import { useTestDatabase } from "@/tests/helpers/db";
+import { createTestUser } from "@/tests/helpers/fixtures";
 
 const request = vi.hoisted(() => ({
   origin: "http://localhost:3999" as string | null,
@@ -41,14 +41,7 @@ afterAll(() => {
   resetEnvCache();
 });
 
-async function createUser() {
-  const [user] = await getDb()
-    .insert(users)
-    .values({ email: `dash-${randomUUID()}@example.test` })
-    .returning();
-  if (!user) throw new Error("no user");
-  return { id: user.id, email: user.email, name: null };
-}
+const createUser = () => createTestUser(getDb(), "dash");
 
 const form = (fields: Record<string, string>) => {
   const data = new FormData();

@@ -21,33 +21,13 @@ import {
   createUserInState,
   DEMO_STATES,
   type DemoState,
+  PROMPT_NAMES,
+  TOOL_NAMES,
+  warningSchema,
 } from "../helpers/mcp-client";
 import { type ServedRoutes, serveRoutes } from "../helpers/serve";
 
 const getDb = useTestDatabase();
-
-const TOOL_NAMES = [
-  "get_financial_overview",
-  "list_accounts",
-  "search_transactions",
-  "get_spending_breakdown",
-  "get_cash_flow",
-  "list_recurring",
-  "get_upcoming_bills",
-  "get_investments",
-  "get_liabilities",
-  "get_net_worth",
-  "find_unusual_activity",
-  "get_connection_status",
-];
-const PROMPT_NAMES = [
-  "monthly_review",
-  "subscription_audit",
-  "upcoming_bills_check",
-  "debt_payoff_plan",
-  "spending_deep_dive",
-  "fix_bank_connections",
-];
 
 interface SeededUser {
   state: DemoState;
@@ -116,15 +96,7 @@ const envelopeSchema = z.object({
   setup_url: z.string().optional(),
   message: z.string().optional(),
   data: z.unknown().optional(),
-  warnings: z.array(
-    z.object({
-      code: z.string(),
-      message: z.string(),
-      institution: z.string().optional(),
-      connection_id: z.string().optional(),
-      action_url: z.string().optional(),
-    }),
-  ),
+  warnings: z.array(warningSchema),
   as_of: z.string().optional(),
 });
 

@@ -16,7 +16,14 @@ import { AppError } from "@/lib/errors";
 import { defineTool, type ToolDefinition } from "@/lib/mcp/define-tool";
 import { createMcpEndpoint, methodNotAllowed } from "@/lib/mcp/server";
 import { useTestDatabase } from "../helpers/db";
-import { createUserInState, initializeRequest, rpc, type StateUser } from "../helpers/mcp-client";
+import {
+  createUserInState,
+  DEMO_STATES,
+  initializeRequest,
+  rpc,
+  type StateUser,
+  warningSchema,
+} from "../helpers/mcp-client";
 import { type ServedRoutes, serveRoutes } from "../helpers/serve";
 
 const getDb = useTestDatabase();
@@ -96,16 +103,7 @@ beforeAll(async () => {
   });
   mcpUrl = server.url("/api/mcp");
   toolsUrl = server.url("/test/mcp");
-  for (const state of [
-    "active",
-    "none",
-    "canceled",
-    "past_due",
-    "no_connections",
-    "reauth_required",
-  ] as const) {
-    users[state] = await createUserInState(getDb(), state);
-  }
+  for (const state of DEMO_STATES) users[state] = await createUserInState(getDb(), state);
 });
 
 afterAll(async () => {
@@ -542,15 +540,7 @@ describe("registerTools: listing, gate, envelope, errors, activity", () => {
       .object({
         status: z.literal("ok"),
         data: z.object({ banks: z.number() }),
-        warnings: z.array(
-          z.object({
-            code: z.string(),
-            message: z.string(),
-            institution: z.string().optional(),
-            connection_id: z.string().optional(),
-            action_url: z.string().optional(),
-          }),
-        ),
+        warnings: z.array(warningSchema),
       })
       .parse(resultOf(answer.body).structuredContent);
     expect(structured.data.banks).toBe(2);

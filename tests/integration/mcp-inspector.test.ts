@@ -57,14 +57,19 @@ function jsonOf(stdout: string): unknown {
   return JSON.parse(stdout.slice(start));
 }
 
+/** The CLI arguments for tools/list over streamable HTTP against our endpoint. */
+const toolsListArgs = () => [
+  "--cli",
+  server.url("/api/mcp"),
+  "--transport",
+  "http",
+  "--method",
+  "tools/list",
+];
+
 it("inspector --cli --transport http lists the 12 tools with the key in a header", async () => {
   const { code, stdout, stderr } = await runInspector([
-    "--cli",
-    server.url("/api/mcp"),
-    "--transport",
-    "http",
-    "--method",
-    "tools/list",
+    ...toolsListArgs(),
     "--header",
     `Authorization: Bearer ${active.apiKey}`,
   ]);
@@ -79,14 +84,7 @@ it("inspector --cli --transport http lists the 12 tools with the key in a header
 }, 120_000);
 
 it("inspector without the header is refused (401)", async () => {
-  const { code, stdout, stderr } = await runInspector([
-    "--cli",
-    server.url("/api/mcp"),
-    "--transport",
-    "http",
-    "--method",
-    "tools/list",
-  ]);
+  const { code, stdout, stderr } = await runInspector(toolsListArgs());
   expect(code).not.toBe(0);
   expect(`${stdout}\n${stderr}`).toMatch(/401|Unauthorized|invalid_token/i);
 }, 120_000);

@@ -9,11 +9,11 @@ import { useTestDatabase } from "../helpers/db";
 import {
   appUrl,
   createSignedInUser,
+  exchangeRefreshToken,
   mcpResource,
   obtainTokens,
   registerClient,
   revoke,
-  token,
 } from "../helpers/oauth";
 
 const getDb = useTestDatabase();
@@ -67,20 +67,12 @@ describe("revocation (RFC 7009)", () => {
       ).status,
     ).toBe(200);
     expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
-    const refreshed = await token({
-      grant_type: "refresh_token",
-      refresh_token: tokens.refresh_token!,
-      client_id: client.clientId,
-    });
+    const refreshed = await exchangeRefreshToken(tokens.refresh_token!, client.clientId);
     expect(refreshed.status).toBe(200);
     const next = (await refreshed.json()) as { access_token: string; refresh_token: string };
     expect((await revoke({ token: next.refresh_token, client_id: client.clientId })).status).toBe(200);
     expect(await verifyAccessToken(db, next.access_token, mcpResource())).toBeNull();
-    const after = await token({
-      grant_type: "refresh_token",
-      refresh_token: next.refresh_token,
-      client_id: client.clientId,
-    });
+    const after = await exchangeRefreshToken(next.refresh_token, client.clientId);
     expect(after.status).toBe(400);
   });
 
@@ -167,11 +159,7 @@ describe("connected apps", () => {
     expect(await countLiveTokens(db, grantId, user.userId)).toBe(0);
     expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
     expect((await mcpRequest(tokens.access_token)).status).toBe(401);
-    const refresh = await token({
-      grant_type: "refresh_token",
-      refresh_token: tokens.refresh_token!,
-      client_id: client.clientId,
-    });
+    const refresh = await exchangeRefreshToken(tokens.refresh_token!, client.clientId);
     expect(refresh.status).toBe(400);
     expect(await listConnectedApps(db, user.userId)).toHaveLength(0);
     // The other user's connection to the same client is untouched.

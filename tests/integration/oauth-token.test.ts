@@ -8,6 +8,7 @@ import { verifyAccessToken } from "@/lib/oauth/verify";
 import { useTestDatabase } from "../helpers/db";
 import {
   createSignedInUser,
+  exchangeRefreshToken,
   mcpResource,
   obtainCode,
   obtainTokens,
@@ -118,11 +119,7 @@ describe("token: authorization_code with PKCE", () => {
     await expectOAuthError(await exchange(), 400, "invalid_grant");
     expect(await verifyAccessToken(db, first.access_token, mcpResource())).toBeNull();
     await expectOAuthError(
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: first.refresh_token!,
-        client_id: client.clientId,
-      }),
+      await exchangeRefreshToken(first.refresh_token!, client.clientId),
       400,
       "invalid_grant",
     );
@@ -131,22 +128,14 @@ describe("token: authorization_code with PKCE", () => {
   it("replay revokes tokens obtained by refreshing the first exchange's refresh token", async () => {
     const { db, client, exchange } = await codeSetup();
     const first = (await (await exchange()).json()) as TokenSet;
-    const res = await token({
-      grant_type: "refresh_token",
-      refresh_token: first.refresh_token!,
-      client_id: client.clientId,
-    });
+    const res = await exchangeRefreshToken(first.refresh_token!, client.clientId);
     expect(res.status).toBe(200);
     const second = (await res.json()) as TokenSet;
     expect(await verifyAccessToken(db, second.access_token, mcpResource())).not.toBeNull();
     await expectOAuthError(await exchange(), 400, "invalid_grant");
     expect(await verifyAccessToken(db, second.access_token, mcpResource())).toBeNull();
     await expectOAuthError(
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: second.refresh_token!,
-        client_id: client.clientId,
-      }),
+      await exchangeRefreshToken(second.refresh_token!, client.clientId),
       400,
       "invalid_grant",
     );
@@ -241,22 +230,14 @@ describe("token: refresh_token", () => {
   it("rotates on every use; the new pair works and the old refresh token does not", async () => {
     const db = getDb();
     const { client, tokens } = await obtainTokens(db);
-    const res = await token({
-      grant_type: "refresh_token",
-      refresh_token: tokens.refresh_token!,
-      client_id: client.clientId,
-    });
+    const res = await exchangeRefreshToken(tokens.refresh_token!, client.clientId);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const next = (await res.json()) as TokenSet;
     expect(next.refresh_token).not.toBe(tokens.refresh_token);
     expect(next.access_token).not.toBe(tokens.access_token);
     expect(await verifyAccessToken(db, next.access_token, mcpResource())).not.toBeNull();
-    const again = await token({
-      grant_type: "refresh_token",
-      refresh_token: next.refresh_token!,
-      client_id: client.clientId,
-    });
+    const again = await exchangeRefreshToken(next.refresh_token!, client.clientId);
     expect(again.status).toBe(200);
   });
 
@@ -264,29 +245,17 @@ describe("token: refresh_token", () => {
     const db = getDb();
     const { user, client, tokens } = await obtainTokens(db);
     const rotated = (await (
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: tokens.refresh_token!,
-        client_id: client.clientId,
-      })
+      await exchangeRefreshToken(tokens.refresh_token!, client.clientId)
     ).json()) as TokenSet;
     await expectOAuthError(
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: tokens.refresh_token!,
-        client_id: client.clientId,
-      }),
+      await exchangeRefreshToken(tokens.refresh_token!, client.clientId),
       400,
       "invalid_grant",
     );
     expect(await verifyAccessToken(db, rotated.access_token, mcpResource())).toBeNull();
     expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
     await expectOAuthError(
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: rotated.refresh_token!,
-        client_id: client.clientId,
-      }),
+      await exchangeRefreshToken(rotated.refresh_token!, client.clientId),
       400,
       "invalid_grant",
     );
@@ -297,12 +266,7 @@ describe("token: refresh_token", () => {
   it("racing refreshes with one token: exactly one succeeds", async () => {
     const db = getDb();
     const { user, client, tokens } = await obtainTokens(db);
-    const attempt = () =>
-      token({
-        grant_type: "refresh_token",
-        refresh_token: tokens.refresh_token!,
-        client_id: client.clientId,
-      });
+    const attempt = () => exchangeRefreshToken(tokens.refresh_token!, client.clientId);
     const results = await Promise.all([attempt(), attempt(), attempt(), attempt()]);
     const ok = results.filter((r) => r.status === 200);
     expect(ok).toHaveLength(1);
@@ -319,19 +283,13 @@ describe("token: refresh_token", () => {
     const db = getDb();
     const { client, tokens } = await obtainTokens(db);
     await expectOAuthError(
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: tokens.refresh_token!,
-        client_id: client.clientId,
+      await exchangeRefreshToken(tokens.refresh_token!, client.clientId, {
         scope: "finance:read finance:write",
       }),
       400,
       "invalid_scope",
     );
-    const same = await token({
-      grant_type: "refresh_token",
-      refresh_token: tokens.refresh_token!,
-      client_id: client.clientId,
+    const same = await exchangeRefreshToken(tokens.refresh_token!, client.clientId, {
       scope: "finance:read",
     });
     expect(same.status).toBe(200);
@@ -343,33 +301,17 @@ describe("token: refresh_token", () => {
     const { client, tokens } = await obtainTokens(db);
     const other = await registerClient();
     await expectOAuthError(
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: tokens.refresh_token!,
-        client_id: other.clientId,
-      }),
+      await exchangeRefreshToken(tokens.refresh_token!, other.clientId),
       400,
       "invalid_grant",
     );
     await expectOAuthError(
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: tokens.access_token,
-        client_id: client.clientId,
-      }),
+      await exchangeRefreshToken(tokens.access_token, client.clientId),
       400,
       "invalid_grant",
     );
     // The foreign attempt did not burn it.
-    expect(
-      (
-        await token({
-          grant_type: "refresh_token",
-          refresh_token: tokens.refresh_token!,
-          client_id: client.clientId,
-        })
-      ).status,
-    ).toBe(200);
+    expect((await exchangeRefreshToken(tokens.refresh_token!, client.clientId)).status).toBe(200);
   });
 
   it("an expired refresh token → invalid_grant; a client without the refresh grant gets no refresh token", async () => {
@@ -380,11 +322,7 @@ describe("token: refresh_token", () => {
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(oauthTokens.tokenHash, hashSecret(tokens.refresh_token!)));
     await expectOAuthError(
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: tokens.refresh_token!,
-        client_id: client.clientId,
-      }),
+      await exchangeRefreshToken(tokens.refresh_token!, client.clientId),
       400,
       "invalid_grant",
     );

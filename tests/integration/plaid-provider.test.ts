@@ -2,37 +2,20 @@
  * The Plaid provider on the real `plaid` SDK, pointed at the local fake (PLAID_API_BASE):
  * request shapes, pagination, the mutation-during-pagination restart and error mapping.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { PlaidProvider } from "@/lib/banking/plaid/provider";
 import { type BankProvider, ProviderError } from "@/lib/banking/provider";
-import { resetEnvCache } from "@/lib/env";
 import { plaidItemData, plaidTransactions, plaidTxn, postedCoffee } from "@/tests/fixtures/plaid-data";
-import { FAKE_CLIENT_ID, FAKE_SECRET, type PlaidFake, startPlaidFake } from "@/tests/fixtures/plaid-fake";
+import { FAKE_CLIENT_ID, FAKE_SECRET } from "@/tests/fixtures/plaid-fake";
+import { usePlaidFake } from "@/tests/helpers/fixtures";
 
-let fake: PlaidFake;
-const saved = { ...process.env };
+const plaid = usePlaidFake({
+  env: { APP_URL: "https://ledgerlink.test", PLAID_REDIRECT_URI: "https://ledgerlink.test/dashboard/banks" },
+});
 const ctx = { now: new Date("2026-11-01T12:00:00Z") };
 
-beforeAll(async () => {
-  fake = await startPlaidFake();
-  Object.assign(process.env, {
-    PLAID_CLIENT_ID: FAKE_CLIENT_ID,
-    PLAID_SECRET: FAKE_SECRET,
-    PLAID_API_BASE: fake.url,
-    APP_URL: "https://ledgerlink.test",
-    PLAID_REDIRECT_URI: "https://ledgerlink.test/dashboard/banks",
-  });
-  resetEnvCache();
-});
-
-afterAll(async () => {
-  await fake.close();
-  process.env = saved;
-  resetEnvCache();
-});
-
 beforeEach(() => {
-  fake.requests.length = 0;
+  plaid.fake.requests.length = 0;
 });
 
 async function expectProviderError(promise: Promise<unknown>) {
@@ -51,7 +34,7 @@ describe("PlaidProvider against the fake Plaid API", () => {
     const token = await provider.createLinkToken({ userId: "user-1" }, ctx);
     expect(token.linkToken).toMatch(/^link-sandbox-/);
     expect(token.expiration.getTime()).toBeGreaterThan(Date.now());
-    const create = fake.requests.find((r) => r.path === "/link/token/create");
+    const create = plaid.fake.requests.find((r) => r.path === "/link/token/create");
     expect(create?.body).toMatchObject({
       client_name: "Ledgerlink",
       country_codes: ["US"],
@@ -64,16 +47,16 @@ describe("PlaidProvider against the fake Plaid API", () => {
     expect(create?.headers["plaid-client-id"]).toBe(FAKE_CLIENT_ID);
     expect(create?.headers["plaid-version"]).toBe("2020-09-14");
 
-    const item = fake.createItem(plaidItemData());
-    fake.requests.length = 0;
+    const item = plaid.fake.createItem(plaidItemData());
+    plaid.fake.requests.length = 0;
     await provider.createLinkToken({ userId: "user-1", accessToken: item.accessToken }, ctx);
-    const update = fake.requests.find((r) => r.path === "/link/token/create");
+    const update = plaid.fake.requests.find((r) => r.path === "/link/token/create");
     expect(update?.body.access_token).toBe(item.accessToken);
     expect(update?.body.products).toBeUndefined();
   });
 
   it("exchanges a public token once and names the institution", async () => {
-    const publicToken = fake.createPublicToken(plaidItemData());
+    const publicToken = plaid.fake.createPublicToken(plaidItemData());
     const exchanged = await provider.exchangePublicToken(publicToken, ctx);
     expect(exchanged.accessToken).toMatch(/^access-sandbox-/);
     expect(exchanged.institution).toEqual({ id: "ins_109508", name: "First Platypus Bank" });
@@ -83,29 +66,29 @@ describe("PlaidProvider against the fake Plaid API", () => {
   });
 
   it("reads accounts from /accounts/get, or /accounts/balance/get in real-time mode", async () => {
-    const item = fake.createItem(plaidItemData());
+    const item = plaid.fake.createItem(plaidItemData());
     const accounts = await provider.getAccounts(item.accessToken, ctx);
     expect(accounts).toHaveLength(6);
-    expect(fake.requests.map((r) => r.path)).toEqual(["/accounts/get"]);
+    expect(plaid.fake.requests.map((r) => r.path)).toEqual(["/accounts/get"]);
     const realtime: BankProvider = new PlaidProvider({ realtimeBalances: true });
     await realtime.getAccounts(item.accessToken, ctx);
-    expect(fake.requests.map((r) => r.path)).toEqual(["/accounts/get", "/accounts/balance/get"]);
+    expect(plaid.fake.requests.map((r) => r.path)).toEqual(["/accounts/get", "/accounts/balance/get"]);
   });
 
   it("pages /transactions/sync until has_more is false and returns the cursor at the end", async () => {
-    const item = fake.createItem(plaidItemData(), { pageSize: 4 });
+    const item = plaid.fake.createItem(plaidItemData(), { pageSize: 4 });
     const first = await provider.syncTransactions(item.accessToken, null, ctx);
     expect(first.added.map((t) => t.providerTransactionId).sort()).toEqual(
       plaidTransactions.map((t) => t.transaction_id).sort(),
     );
     expect(first.hasMore).toBe(false);
-    const calls = fake.requests.filter((r) => r.path === "/transactions/sync");
+    const calls = plaid.fake.requests.filter((r) => r.path === "/transactions/sync");
     expect(calls).toHaveLength(Math.ceil(plaidTransactions.length / 4));
     expect(calls[0]?.body.cursor).toBeUndefined();
 
-    fake.removeTransactions(item.itemId, ["tx-coffee-pending"]);
-    fake.addTransactions(item.itemId, [postedCoffee]);
-    fake.modifyTransactions(item.itemId, [{ ...plaidTransactions[2]!, amount: 1875 }]);
+    plaid.fake.removeTransactions(item.itemId, ["tx-coffee-pending"]);
+    plaid.fake.addTransactions(item.itemId, [postedCoffee]);
+    plaid.fake.modifyTransactions(item.itemId, [{ ...plaidTransactions[2]!, amount: 1875 }]);
     const second = await provider.syncTransactions(item.accessToken, first.nextCursor, ctx);
     expect(second.added.map((t) => t.providerTransactionId)).toEqual(["tx-coffee-posted"]);
     expect(second.added[0]?.pendingTransactionId).toBe("tx-coffee-pending");
@@ -121,7 +104,7 @@ describe("PlaidProvider against the fake Plaid API", () => {
   });
 
   it("restarts pagination from the original cursor on TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION", async () => {
-    const item = fake.createItem(plaidItemData(), { pageSize: 5 });
+    const item = plaid.fake.createItem(plaidItemData(), { pageSize: 5 });
     const late = plaidTxn({
       transaction_id: "tx-late",
       account_id: "acc-chk-0001",
@@ -132,22 +115,24 @@ describe("PlaidProvider against the fake Plaid API", () => {
       detailed: "GENERAL_MERCHANDISE_OTHER_GENERAL_MERCHANDISE",
     });
     // The second page fails, and the data changes at that moment (as Plaid's would).
-    fake.failOnce("/transactions/sync", "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION", {
+    plaid.fake.failOnce("/transactions/sync", "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION", {
       onCall: 2,
-      before: () => fake.addTransactions(item.itemId, [late]),
+      before: () => plaid.fake.addTransactions(item.itemId, [late]),
     });
     const result = await provider.syncTransactions(item.accessToken, null, ctx);
     const ids = result.added.map((t) => t.providerTransactionId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.sort()).toEqual([...plaidTransactions.map((t) => t.transaction_id), "tx-late"].sort());
-    const cursors = fake.requests.filter((r) => r.path === "/transactions/sync").map((r) => r.body.cursor);
+    const cursors = plaid.fake.requests
+      .filter((r) => r.path === "/transactions/sync")
+      .map((r) => r.body.cursor);
     // call 1 (no cursor), call 2 fails, restart without cursor, then the remaining pages.
     expect(cursors[0]).toBeUndefined();
     expect(cursors[2]).toBeUndefined();
   });
 
   it("pages investment transactions and maps holdings, liabilities and recurring streams", async () => {
-    const item = fake.createItem(plaidItemData(), { pageSize: 2 });
+    const item = plaid.fake.createItem(plaidItemData(), { pageSize: 2 });
     const inv = await provider.getInvestmentTransactions(
       item.accessToken,
       { startDate: "2026-01-01", endDate: "2026-10-31" },
@@ -158,7 +143,7 @@ describe("PlaidProvider against the fake Plaid API", () => {
       "inv-div",
       "inv-sell",
     ]);
-    expect(fake.requests.filter((r) => r.path === "/investments/transactions/get")).toHaveLength(2);
+    expect(plaid.fake.requests.filter((r) => r.path === "/investments/transactions/get")).toHaveLength(2);
     const holdings = await provider.getHoldings(item.accessToken, ctx);
     expect(holdings.holdings).toHaveLength(2);
     expect(holdings.securities.map((s) => s.tickerSymbol).sort()).toEqual(["AAPL", "VTI"]);
@@ -168,17 +153,17 @@ describe("PlaidProvider against the fake Plaid API", () => {
   });
 
   it("maps Plaid errors to our codes, with Plaid's request id and never the access token", async () => {
-    const item = fake.createItem(plaidItemData());
+    const item = plaid.fake.createItem(plaidItemData());
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
-      fake.setItemError(item.itemId, "ITEM_LOGIN_REQUIRED");
+      plaid.fake.setItemError(item.itemId, "ITEM_LOGIN_REQUIRED");
       const reauth = await expectProviderError(provider.syncTransactions(item.accessToken, null, ctx));
       expect(reauth).toMatchObject({ code: "reauth_required", providerCode: "ITEM_LOGIN_REQUIRED" });
       expect(reauth.requestId).toMatch(/^req-/);
       await expect(provider.confirmReconnect(item.accessToken, ctx)).rejects.toMatchObject({
         code: "reauth_required",
       });
-      fake.setItemError(item.itemId, null);
+      plaid.fake.setItemError(item.itemId, null);
       await expect(provider.confirmReconnect(item.accessToken, ctx)).resolves.toBeUndefined();
 
       for (const [code, ours] of [
@@ -187,7 +172,7 @@ describe("PlaidProvider against the fake Plaid API", () => {
         ["INTERNAL_SERVER_ERROR", "provider_error"],
         ["PRODUCTS_NOT_SUPPORTED", "product_not_supported"],
       ] as const) {
-        fake.failOnce("/accounts/get", code);
+        plaid.fake.failOnce("/accounts/get", code);
         const e = await expectProviderError(provider.getAccounts(item.accessToken, ctx));
         expect(e.code, code).toBe(ours);
         expect(e.cause).toBeUndefined();
@@ -198,7 +183,7 @@ describe("PlaidProvider against the fake Plaid API", () => {
         ["liabilities", "NO_LIABILITY_ACCOUNTS"],
         ["recurring", "PRODUCT_NOT_READY"],
       ] as const) {
-        fake.items.get(item.itemId)!.productErrors[product] = code;
+        plaid.fake.items.get(item.itemId)!.productErrors[product] = code;
       }
       await expect(provider.getHoldings(item.accessToken, ctx)).rejects.toMatchObject({
         code: "product_not_supported",
@@ -220,9 +205,9 @@ describe("PlaidProvider against the fake Plaid API", () => {
   });
 
   it("removes the item at Plaid", async () => {
-    const item = fake.createItem(plaidItemData());
+    const item = plaid.fake.createItem(plaidItemData());
     await provider.removeItem(item.accessToken, ctx);
-    expect(fake.items.get(item.itemId)?.removed).toBe(true);
+    expect(plaid.fake.items.get(item.itemId)?.removed).toBe(true);
     await expect(provider.getAccounts(item.accessToken, ctx)).rejects.toMatchObject({
       code: "invalid_token",
     });

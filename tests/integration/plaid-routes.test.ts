@@ -3,16 +3,16 @@
  * HTTP server. The session is the only thing faked (Auth.js needs Next's request scope): each
  * request acts as `sessionUser`.
  */
-import { randomUUID } from "node:crypto";
+
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bankConnections, subscriptions, users } from "@/db/schema";
+import { describe, expect, it, vi } from "vitest";
+import { bankConnections } from "@/db/schema";
 import { syncNow } from "@/lib/banking/connections";
 import { resetEnvCache } from "@/lib/env";
 import { useTestDatabase } from "@/tests/helpers/db";
-import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
+import { createTestUser, usePlaidFake } from "@/tests/helpers/fixtures";
 import { plaidItemData } from "../fixtures/plaid-data";
-import { FAKE_CLIENT_ID, FAKE_SECRET, type PlaidFake, startPlaidFake } from "../fixtures/plaid-fake";
+import { FAKE_SECRET } from "../fixtures/plaid-fake";
 
 const session = vi.hoisted(() => ({
   user: null as { id: string; email: string | null; name: string | null } | null,
@@ -20,41 +20,18 @@ const session = vi.hoisted(() => ({
 vi.mock("@/lib/auth", () => ({ getSessionUser: async () => session.user }));
 
 const getDb = useTestDatabase();
-let fake: PlaidFake;
-let server: ServedRoutes;
-const saved = { ...process.env };
-
-beforeAll(async () => {
-  fake = await startPlaidFake();
-  server = await serveRoutes({
+const plaid = usePlaidFake({
+  routes: {
     "/api/plaid/link-token": () => import("@/app/api/plaid/link-token/route"),
     "/api/plaid/exchange": () => import("@/app/api/plaid/exchange/route"),
-  });
-  Object.assign(process.env, {
-    PLAID_CLIENT_ID: FAKE_CLIENT_ID,
-    PLAID_SECRET: FAKE_SECRET,
-    PLAID_API_BASE: fake.url,
-  });
-  resetEnvCache();
+  },
 });
 
-afterAll(async () => {
-  await server?.close();
-  await fake?.close();
-  process.env = saved;
-  resetEnvCache();
+/** A subscribed user as the mocked session sees it (no email, no name). */
+const createUser = async () => ({
+  ...(await createTestUser(getDb(), "plaid-rt", { subscription: "active" })),
+  email: null,
 });
-
-async function createUser() {
-  const id = randomUUID();
-  await getDb()
-    .insert(users)
-    .values({ id, email: `plaid-rt-${id}@test.ledgerlink.local` });
-  await getDb()
-    .insert(subscriptions)
-    .values({ userId: id, provider: "local", customerId: `cus_${id}`, status: "active" });
-  return { id, email: null, name: null };
-}
 
 async function connectionCount(userId: string): Promise<number> {
   const rows = await getDb()
@@ -64,8 +41,8 @@ async function connectionCount(userId: string): Promise<number> {
   return rows.length;
 }
 
-async function post(path: string, body: unknown, origin: string | null = server.origin) {
-  const res = await fetch(server.url(path), {
+async function post(path: string, body: unknown, origin: string | null = plaid.server.origin) {
+  const res = await fetch(plaid.server.url(path), {
     method: "POST",
     headers: { "content-type": "application/json", ...(origin ? { origin } : {}) },
     body: JSON.stringify(body),
@@ -104,14 +81,14 @@ describe("Plaid routes", () => {
     const token = await post("/api/plaid/link-token", {});
     expect(token.status).toBe(200);
     expect(token.body.link_token).toMatch(/^link-sandbox-/);
-    const create = fake.requests.filter((r) => r.path === "/link/token/create").at(-1);
+    const create = plaid.fake.requests.filter((r) => r.path === "/link/token/create").at(-1);
     expect(create?.body.user).toEqual({ client_user_id: user.id });
 
-    const publicToken = fake.createPublicToken(plaidItemData());
+    const publicToken = plaid.fake.createPublicToken(plaidItemData());
     const exchanged = await post("/api/plaid/exchange", { public_token: publicToken });
     expect(exchanged.status).toBe(200);
     expect(exchanged.body).toMatchObject({ status: "healthy", accounts: 6 });
-    const item = fake.itemForPublicToken(publicToken)!;
+    const item = plaid.fake.itemForPublicToken(publicToken)!;
     expect(exchanged.text).not.toContain(item.accessToken);
     const [row] = await getDb()
       .select()
@@ -128,41 +105,41 @@ describe("Plaid routes", () => {
   it("an expired or unknown public token answers 400 with a message saying to link again", async () => {
     const user = await createUser();
     session.user = user;
-    const expired = fake.createPublicToken(plaidItemData());
-    fake.expirePublicToken(expired);
+    const expired = plaid.fake.createPublicToken(plaidItemData());
+    plaid.fake.expirePublicToken(expired);
     for (const token of [expired, "public-sandbox-not-a-token"]) {
-      fake.requests.length = 0;
+      plaid.fake.requests.length = 0;
       const answer = await post("/api/plaid/exchange", { public_token: token });
       expect(answer.status).toBe(400);
       expect(answer.body.error).toBe("invalid_input");
       expect(String(answer.body.message)).toMatch(/expired or was already used.*link the bank again/i);
       // Plaid was asked (the 400 is its answer, not our own input check).
-      expect(fake.requests.map((r) => r.path)).toContain("/item/public_token/exchange");
+      expect(plaid.fake.requests.map((r) => r.path)).toContain("/item/public_token/exchange");
     }
-    expect(fake.itemForPublicToken(expired)).toBeUndefined();
+    expect(plaid.fake.itemForPublicToken(expired)).toBeUndefined();
     expect(await connectionCount(user.id)).toBe(0);
   });
 
   it("reconnect: update-mode link token and exchange for one's own Plaid connection only", async () => {
     const owner = await createUser();
     session.user = owner;
-    const publicToken = fake.createPublicToken(plaidItemData());
+    const publicToken = plaid.fake.createPublicToken(plaidItemData());
     const linked = await post("/api/plaid/exchange", { public_token: publicToken });
     const connectionId = String(linked.body.connection_id);
-    const item = fake.itemForPublicToken(publicToken)!;
-    fake.setItemError(item.itemId, "ITEM_LOGIN_REQUIRED");
+    const item = plaid.fake.itemForPublicToken(publicToken)!;
+    plaid.fake.setItemError(item.itemId, "ITEM_LOGIN_REQUIRED");
     expect((await syncNow(getDb(), owner.id, connectionId)).status).toBe("reauth_required");
 
     const update = await post("/api/plaid/link-token", { connection_id: connectionId });
     expect(update.status).toBe(200);
-    expect(fake.requests.filter((r) => r.path === "/link/token/create").at(-1)?.body.access_token).toBe(
+    expect(plaid.fake.requests.filter((r) => r.path === "/link/token/create").at(-1)?.body.access_token).toBe(
       item.accessToken,
     );
 
     // Still broken at Plaid: the reconnect is refused and the state stays.
     const early = await post("/api/plaid/exchange", { mode: "update", connection_id: connectionId });
     expect(early.status).toBe(409);
-    fake.setItemError(item.itemId, null);
+    plaid.fake.setItemError(item.itemId, null);
     const done = await post("/api/plaid/exchange", { mode: "update", connection_id: connectionId });
     expect(done).toMatchObject({ status: 200, body: { status: "healthy", connection_id: connectionId } });
 

@@ -3,9 +3,8 @@
  * the connection service and the sync engine into the database, and out through an MCP tool.
  * Every money figure is checked against an independent computation over the Plaid fixtures.
  */
-import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   bankAccounts,
   bankConnections,
@@ -13,24 +12,20 @@ import {
   investmentTransactions,
   liabilities,
   recurringStreams,
-  subscriptions,
   transactions,
-  users,
 } from "@/db/schema";
 import { getAccess } from "@/lib/access";
 import { createApiKey } from "@/lib/api-keys";
 import {
   createLinkTokenFor,
-  linkConnection,
   reconnectConnection,
   removeConnection,
   syncNow,
 } from "@/lib/banking/connections";
-import { resetEnvCache } from "@/lib/env";
 import { getIncomeAndSpending } from "@/lib/finance/spending";
 import { useTestDatabase } from "@/tests/helpers/db";
+import { createTestUser, linkPlaidItem, usePlaidFake } from "@/tests/helpers/fixtures";
 import { connectSdkClient } from "@/tests/helpers/mcp-client";
-import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
 import {
   ACCOUNT_IDS,
   expectedTotalsCents,
@@ -38,56 +33,19 @@ import {
   plaidTxn,
   postedCoffee,
 } from "../fixtures/plaid-data";
-import {
-  FAKE_CLIENT_ID,
-  FAKE_SECRET,
-  type ItemOptions,
-  type PlaidFake,
-  startPlaidFake,
-} from "../fixtures/plaid-fake";
+import type { ItemOptions } from "../fixtures/plaid-fake";
 
 const getDb = useTestDatabase();
-let fake: PlaidFake;
-let server: ServedRoutes;
-const saved = { ...process.env };
 const OCTOBER = { start: "2026-10-01", end: "2026-10-31" };
 const now = new Date("2026-11-01T12:00:00Z");
 
-beforeAll(async () => {
-  fake = await startPlaidFake();
-  server = await serveRoutes({ "/api/mcp": () => import("@/app/api/mcp/route") });
-  Object.assign(process.env, {
-    PLAID_CLIENT_ID: FAKE_CLIENT_ID,
-    PLAID_SECRET: FAKE_SECRET,
-    PLAID_API_BASE: fake.url,
-  });
-  resetEnvCache();
-});
+const plaid = usePlaidFake({ routes: { "/api/mcp": () => import("@/app/api/mcp/route") } });
 
-afterAll(async () => {
-  await server?.close();
-  await fake?.close();
-  process.env = saved;
-  resetEnvCache();
-});
-
-async function createUser(): Promise<string> {
-  const db = getDb();
-  const id = randomUUID();
-  await db.insert(users).values({ id, email: `plaid-${id}@test.ledgerlink.local` });
-  await db
-    .insert(subscriptions)
-    .values({ userId: id, provider: "local", customerId: `cus_${id}`, status: "active" });
-  return id;
-}
+const createUser = async () => (await createTestUser(getDb(), "plaid", { subscription: "active" })).id;
 
 /** Links a Plaid item made from `data` for `userId`; returns the connection id and the fake item. */
-async function linkPlaid(userId: string, data = plaidItemData(), options?: ItemOptions) {
-  const publicToken = fake.createPublicToken(data, options);
-  const result = await linkConnection(getDb(), { userId, provider: "plaid", publicToken, now });
-  const item = fake.itemForPublicToken(publicToken)!;
-  return { connectionId: result.connection.id, item, result };
-}
+const linkPlaid = (userId: string, data = plaidItemData(), options?: ItemOptions) =>
+  linkPlaidItem(getDb(), plaid.fake, userId, { data, options, now });
 
 async function transactionsOf(userId: string) {
   return getDb()
@@ -192,15 +150,15 @@ describe("Plaid through the sync engine", () => {
       detailed: "FOOD_AND_DRINK_GROCERIES",
     });
     const rent = item.data.transactions.find((t) => t.transaction_id === "tx-rent")!;
-    fake.addTransactions(item.itemId, [newGroceries]);
-    fake.modifyTransactions(item.itemId, [{ ...rent, amount: 1875.5 }]);
-    fake.removeTransactions(item.itemId, ["tx-netflix", "tx-coffee-pending"]);
-    fake.addTransactions(item.itemId, [postedCoffee]);
+    plaid.fake.addTransactions(item.itemId, [newGroceries]);
+    plaid.fake.modifyTransactions(item.itemId, [{ ...rent, amount: 1875.5 }]);
+    plaid.fake.removeTransactions(item.itemId, ["tx-netflix", "tx-coffee-pending"]);
+    plaid.fake.addTransactions(item.itemId, [postedCoffee]);
 
     const summary = await syncNow(getDb(), userId, connectionId, { now });
     expect(summary).toMatchObject({ status: "healthy", added: 2, modified: 1, removed: 2 });
     expect((await connectionOf(connectionId)).syncCursor).not.toBe(firstCursor);
-    const sync = fake.requests.filter(
+    const sync = plaid.fake.requests.filter(
       (r) => r.path === "/transactions/sync" && r.body.access_token === item.accessToken,
     );
     expect(sync.at(-1)?.body.cursor).toBe(firstCursor);
@@ -230,7 +188,7 @@ describe("Plaid through the sync engine", () => {
   it("a posted transaction without Plaid's `removed` entry still replaces its pending one (counted once)", async () => {
     const userId = await createUser();
     const { connectionId, item } = await linkPlaid(userId);
-    fake.addTransactions(item.itemId, [postedCoffee]);
+    plaid.fake.addTransactions(item.itemId, [postedCoffee]);
     await syncNow(getDb(), userId, connectionId, { now });
     const rows = await transactionsOf(userId);
     expect(rows.map((r) => r.id)).not.toContain("tx-coffee-pending");
@@ -257,7 +215,7 @@ describe("Plaid through the sync engine", () => {
         detailed: "GENERAL_MERCHANDISE_OTHER_GENERAL_MERCHANDISE",
       }),
     );
-    fake.addTransactions(item.itemId, extra);
+    plaid.fake.addTransactions(item.itemId, extra);
     const late = plaidTxn({
       transaction_id: "tx-late",
       account_id: ACCOUNT_IDS.checking,
@@ -267,9 +225,9 @@ describe("Plaid through the sync engine", () => {
       primary: "GENERAL_MERCHANDISE",
       detailed: "GENERAL_MERCHANDISE_OTHER_GENERAL_MERCHANDISE",
     });
-    fake.failOnce("/transactions/sync", "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION", {
+    plaid.fake.failOnce("/transactions/sync", "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION", {
       onCall: 2,
-      before: () => fake.addTransactions(item.itemId, [late]),
+      before: () => plaid.fake.addTransactions(item.itemId, [late]),
     });
     const summary = await syncNow(getDb(), userId, connectionId, { now });
     expect(summary.status).toBe("healthy");
@@ -322,7 +280,7 @@ describe("Plaid through the sync engine", () => {
 
     // get_connection_status shows them on this bank.
     const { key } = await createApiKey(db, userId, "plaid warnings");
-    const mcp = await connectSdkClient(server.url("/api/mcp"), key);
+    const mcp = await connectSdkClient(plaid.server.url("/api/mcp"), key);
     try {
       const answer = await mcp.client.callTool({ name: "get_connection_status", arguments: {} });
       expect(answer.isError).toBeFalsy();
@@ -368,7 +326,7 @@ describe("Plaid through the sync engine", () => {
     const { connectionId } = await linkPlaid(userId);
     const before = (await transactionsOf(userId)).length;
     for (const code of ["RATE_LIMIT_EXCEEDED", "INSTITUTION_DOWN"]) {
-      fake.failOnce("/accounts/get", code);
+      plaid.fake.failOnce("/accounts/get", code);
       const summary = await syncNow(getDb(), userId, connectionId, { now });
       expect(summary.status).toBe("error");
       expect(summary.error?.requestId).toMatch(/^req-/);
@@ -385,7 +343,7 @@ describe("Plaid through the sync engine", () => {
     const { key } = await createApiKey(db, userId, "plaid test");
     const before = await transactionsOf(userId);
 
-    fake.setItemError(item.itemId, "ITEM_LOGIN_REQUIRED");
+    plaid.fake.setItemError(item.itemId, "ITEM_LOGIN_REQUIRED");
     const failed = await syncNow(db, userId, connectionId, { now });
     expect(failed.status).toBe("reauth_required");
     const connection = await connectionOf(connectionId);
@@ -394,7 +352,7 @@ describe("Plaid through the sync engine", () => {
     expect((await transactionsOf(userId)).length).toBe(before.length);
     expect((await getAccess(db, userId)).needsReauth.map((c) => c.id)).toEqual([connectionId]);
 
-    const mcp = await connectSdkClient(server.url("/api/mcp"), key);
+    const mcp = await connectSdkClient(plaid.server.url("/api/mcp"), key);
     try {
       const answer = await mcp.client.callTool({
         name: "search_transactions",
@@ -416,9 +374,9 @@ describe("Plaid through the sync engine", () => {
     }
 
     // Reconnect: Link in update mode gets the item's access token, never products.
-    fake.requests.length = 0;
+    plaid.fake.requests.length = 0;
     await createLinkTokenFor(db, userId, { provider: "plaid", connectionId, now });
-    const linkRequest = fake.requests.find((r) => r.path === "/link/token/create");
+    const linkRequest = plaid.fake.requests.find((r) => r.path === "/link/token/create");
     expect(linkRequest?.body.access_token).toBe(item.accessToken);
     expect(linkRequest?.body.products).toBeUndefined();
 
@@ -429,8 +387,8 @@ describe("Plaid through the sync engine", () => {
     expect((await connectionOf(connectionId)).status).toBe("reauth_required");
 
     // Link's update mode succeeded (the login is fixed at Plaid), new data waits.
-    fake.setItemError(item.itemId, null);
-    fake.addTransactions(item.itemId, [postedCoffee]);
+    plaid.fake.setItemError(item.itemId, null);
+    plaid.fake.addTransactions(item.itemId, [postedCoffee]);
     const later = new Date(now.getTime() + 3600_000);
     const repaired = await reconnectConnection(db, userId, connectionId, { now: later });
     expect(repaired.status).toBe("healthy");
@@ -443,7 +401,7 @@ describe("Plaid through the sync engine", () => {
     const userId = await createUser();
     const { connectionId, item } = await linkPlaid(userId);
     await removeConnection(getDb(), userId, connectionId, { now });
-    expect(fake.items.get(item.itemId)?.removed).toBe(true);
+    expect(plaid.fake.items.get(item.itemId)?.removed).toBe(true);
     expect(await transactionsOf(userId)).toEqual([]);
     const rows = await getDb()
       .select()

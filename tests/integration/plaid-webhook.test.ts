@@ -5,62 +5,34 @@
  */
 import { createHmac, generateKeyPairSync, randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bankConnections, subscriptions, transactions, users, webhookEvents } from "@/db/schema";
-import { linkConnection } from "@/lib/banking/connections";
-import { resetEnvCache } from "@/lib/env";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bankConnections, transactions, webhookEvents } from "@/db/schema";
 import { useTestDatabase } from "@/tests/helpers/db";
-import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
-import { plaidItemData, postedCoffee } from "../fixtures/plaid-data";
-import {
-  FAKE_CLIENT_ID,
-  FAKE_SECRET,
-  type PlaidFake,
-  signPlaidWebhook,
-  startPlaidFake,
-} from "../fixtures/plaid-fake";
+import { createTestUser, linkPlaidItem, usePlaidFake } from "@/tests/helpers/fixtures";
+import { postedCoffee } from "../fixtures/plaid-data";
+import { FAKE_SECRET, signPlaidWebhook } from "../fixtures/plaid-fake";
 
 const getDb = useTestDatabase();
-let fake: PlaidFake;
-let server: ServedRoutes;
-const saved = { ...process.env };
 const KID = `kid-${randomUUID()}`;
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const b64url = (v: string | Buffer) => Buffer.from(v).toString("base64url");
 
-beforeAll(async () => {
-  fake = await startPlaidFake();
-  fake.addWebhookKey({ ...publicKey.export({ format: "jwk" }), kid: KID });
-  server = await serveRoutes({ "/api/webhooks/plaid": () => import("@/app/api/webhooks/plaid/route") });
-  Object.assign(process.env, {
-    PLAID_CLIENT_ID: FAKE_CLIENT_ID,
-    PLAID_SECRET: FAKE_SECRET,
-    PLAID_API_BASE: fake.url,
-  });
-  resetEnvCache();
+const plaid = usePlaidFake({
+  routes: { "/api/webhooks/plaid": () => import("@/app/api/webhooks/plaid/route") },
 });
-
-afterAll(async () => {
-  await server?.close();
-  await fake?.close();
-  process.env = saved;
-  resetEnvCache();
+beforeAll(() => {
+  plaid.fake.addWebhookKey({ ...publicKey.export({ format: "jwk" }), kid: KID });
 });
 
 async function linkedItem() {
   const db = getDb();
-  const userId = randomUUID();
-  await db.insert(users).values({ id: userId, email: `plaid-wh-${userId}@test.ledgerlink.local` });
-  await db
-    .insert(subscriptions)
-    .values({ userId, provider: "local", customerId: `cus_${userId}`, status: "active" });
-  const publicToken = fake.createPublicToken(plaidItemData());
-  const { connection } = await linkConnection(db, { userId, provider: "plaid", publicToken });
-  return { userId, connectionId: connection.id, item: fake.itemForPublicToken(publicToken)! };
+  const { id: userId } = await createTestUser(db, "plaid-wh", { subscription: "active" });
+  const { connectionId, item } = await linkPlaidItem(db, plaid.fake, userId);
+  return { userId, connectionId, item };
 }
 
 async function post(body: string, jwt: string | null) {
-  const res = await fetch(server.url("/api/webhooks/plaid"), {
+  const res = await fetch(plaid.server.url("/api/webhooks/plaid"), {
     method: "POST",
     headers: { "content-type": "application/json", ...(jwt ? { "plaid-verification": jwt } : {}) },
     body,
@@ -122,7 +94,7 @@ describe("Plaid webhooks", () => {
     expect(concurrent.map((r) => r.body.outcome)).toEqual(["duplicate", "duplicate"]);
     expect(await statusOf(connectionId)).toBe("healthy");
     // The key was fetched from Plaid once and cached.
-    expect(fake.requests.filter((r) => r.path === "/webhook_verification_key/get")).toHaveLength(1);
+    expect(plaid.fake.requests.filter((r) => r.path === "/webhook_verification_key/get")).toHaveLength(1);
   });
 
   it("forgeries get 401 and no effect: HS256, none, unknown kid, stale iat, body changed, no header", async () => {
@@ -163,8 +135,8 @@ describe("Plaid webhooks", () => {
 
   it("SYNC_UPDATES_AVAILABLE syncs the item", async () => {
     const { userId, item } = await linkedItem();
-    fake.removeTransactions(item.itemId, ["tx-coffee-pending"]);
-    fake.addTransactions(item.itemId, [postedCoffee]);
+    plaid.fake.removeTransactions(item.itemId, ["tx-coffee-pending"]);
+    plaid.fake.addTransactions(item.itemId, [postedCoffee]);
     const body = JSON.stringify({
       webhook_type: "TRANSACTIONS",
       webhook_code: "SYNC_UPDATES_AVAILABLE",

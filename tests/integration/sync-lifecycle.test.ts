@@ -3,7 +3,6 @@
  * a tip) is counted once; a cleaned-up merchant name modifies the same row; re-authorization and
  * other provider errors keep every row; a failure mid-fetch writes nothing; Reconnect heals.
  */
-import { randomUUID } from "node:crypto";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Database } from "@/db";
@@ -14,25 +13,19 @@ import {
   liabilities,
   recurringStreams,
   transactions,
-  users,
 } from "@/db/schema";
-import { forceReauth, linkConnection, reconnectConnection, syncNow } from "@/lib/banking/connections";
+import { forceReauth, reconnectConnection, syncNow } from "@/lib/banking/connections";
 import { type BankProvider, ProviderError } from "@/lib/banking/provider";
 import { createSandboxProvider, generateSandboxData } from "@/lib/banking/sandbox";
 import { syncConnection } from "@/lib/banking/sync";
 import { useTestDatabase } from "../helpers/db";
+import { createTestUser, linkSandboxBank } from "../helpers/fixtures";
 
 const getDb = useTestDatabase();
 const BASE = new Date("2026-03-31T12:00:00Z");
 const at = (iso: string) => new Date(`${iso}T12:00:00Z`);
 
-async function createUser(db: Database) {
-  const [user] = await db
-    .insert(users)
-    .values({ email: `lifecycle-${randomUUID()}@test.local` })
-    .returning({ id: users.id });
-  return user!.id;
-}
+const createUser = async (db: Database) => (await createTestUser(db, "lifecycle")).id;
 
 async function countsOf(db: Database, userId: string) {
   const one = async (
@@ -72,12 +65,7 @@ describe("transaction lifecycle", () => {
         t.postedDate <= "2026-03-25",
     )!;
     expect(bill).toBeDefined();
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_platypus",
-      now: at(bill.authorizedDate),
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", at(bill.authorizedDate));
     const ids = [bill.pendingId!, bill.id];
     const rowsFor = () =>
       db
@@ -130,12 +118,7 @@ describe("transaction lifecycle", () => {
     const purchase = raw.lifecycles.find(
       (t) => t.pendingId && t.authorizedDate >= "2026-02-01" && t.postedDate <= "2026-03-25",
     )!;
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_platypus",
-      now: at(purchase.authorizedDate),
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", at(purchase.authorizedDate));
     const sandbox = createSandboxProvider(db);
     const forgetful: BankProvider = {
       ...sandbox,
@@ -165,12 +148,7 @@ describe("transaction lifecycle", () => {
       (t) => t.revision && t.postedDate >= "2026-02-01" && t.revision.date <= "2026-03-30",
     )!;
     expect(coffee).toBeDefined();
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_platypus",
-      now: at(coffee.postedDate),
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", at(coffee.postedDate));
     const rowFor = async () =>
       (
         await db
@@ -197,12 +175,7 @@ describe("connection failures", () => {
   it("keeps all data when the bank needs re-authorization, and Reconnect heals it", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_tartan",
-      now: BASE,
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_tartan", BASE);
     const before = await countsOf(db, userId);
     expect(before.transactions).toBeGreaterThan(200);
 
@@ -228,12 +201,7 @@ describe("connection failures", () => {
   it("marks other provider errors as `error`, keeps data, and writes nothing from a failed sync", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_platypus",
-      now: BASE,
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", BASE);
     const before = await countsOf(db, userId);
     const [original] = await db.select().from(bankConnections).where(eq(bankConnections.id, connection.id));
     const sandbox = createSandboxProvider(db);
@@ -277,12 +245,7 @@ describe("connection failures", () => {
   it("refuses to force re-authorization in production", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_tartan",
-      now: BASE,
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_tartan", BASE);
     const { resetEnvCache } = await import("@/lib/env");
     const previous = process.env.NODE_ENV;
     try {

@@ -4,7 +4,6 @@
  * result, snapshots match balances derived independently, tokens are encrypted, and every
  * service function is scoped by user.
  */
-import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Database } from "@/db";
@@ -18,13 +17,13 @@ import {
   recurringStreams,
   sandboxItems,
   transactions,
-  users,
 } from "@/db/schema";
-import { linkConnection, removeConnection, syncNow } from "@/lib/banking/connections";
+import { removeConnection, syncNow } from "@/lib/banking/connections";
 import { createSandboxProvider, generateSandboxData } from "@/lib/banking/sandbox";
 import { buildSandboxWorld, transactionsOn } from "@/lib/banking/sandbox/world";
 import { syncConnection } from "@/lib/banking/sync";
 import { useTestDatabase } from "../helpers/db";
+import { createTestUser, linkSandboxBank } from "../helpers/fixtures";
 
 const getDb = useTestDatabase();
 const NOW = new Date("2026-06-30T12:00:00Z");
@@ -32,13 +31,7 @@ const dayMs = 86_400_000;
 const isoPlus = (iso: string, days: number) =>
   new Date(Date.parse(`${iso}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
 
-async function createUser(db: Database) {
-  const [user] = await db
-    .insert(users)
-    .values({ email: `sync-${randomUUID()}@test.local` })
-    .returning({ id: users.id });
-  return user!.id;
-}
+const createUser = async (db: Database) => (await createTestUser(db, "sync")).id;
 
 async function accountMap(db: Database, userId: string, connectionId: string) {
   const rows = await db
@@ -76,12 +69,7 @@ describe("first sync", () => {
   it("stores exactly the transactions, accounts and balances the bank shows", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const { connection, sync } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_platypus",
-      now: NOW,
-    });
+    const { connection, sync } = await linkSandboxBank(db, userId, "ins_platypus", NOW);
     const expected = generateSandboxData(userId, "ins_platypus", NOW);
     expect(sync.status).toBe("healthy");
     expect(sync.added).toBe(expected.transactions.length);
@@ -115,12 +103,7 @@ describe("first sync", () => {
   it("writes today's snapshot and a history that matches balances derived from the transactions", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_platypus",
-      now: NOW,
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", NOW);
     const expected = generateSandboxData(userId, "ins_platypus", NOW);
     const accounts = await accountMap(db, userId, connection.id);
     const snapshots = await db.select().from(balanceSnapshots).where(eq(balanceSnapshots.userId, userId));
@@ -151,18 +134,8 @@ describe("first sync", () => {
   it("stores holdings, securities, investment transactions, liabilities and recurring streams", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const hound = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_houndstooth",
-      now: NOW,
-    });
-    const tartan = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_tartan",
-      now: NOW,
-    });
+    const hound = await linkSandboxBank(db, userId, "ins_houndstooth", NOW);
+    const tartan = await linkSandboxBank(db, userId, "ins_tartan", NOW);
     const rawHound = generateSandboxData(userId, "ins_houndstooth", NOW);
     const rawTartan = generateSandboxData(userId, "ins_tartan", NOW);
 
@@ -214,12 +187,7 @@ describe("first sync", () => {
   it("keeps the access token encrypted at rest", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_tartan",
-      now: NOW,
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_tartan", NOW);
     const [row] = await db.select().from(bankConnections).where(eq(bankConnections.id, connection.id));
     expect(row!.accessTokenCiphertext).not.toContain("access-sandbox");
     expect(Buffer.from(row!.accessTokenCiphertext, "base64url").toString("latin1")).not.toContain(
@@ -233,13 +201,8 @@ describe("later syncs", () => {
   it("is idempotent: syncing again on the same day changes nothing", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_platypus",
-      now: NOW,
-    });
-    await linkConnection(db, { userId, provider: "sandbox", institutionId: "ins_houndstooth", now: NOW });
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", NOW);
+    await linkSandboxBank(db, userId, "ins_houndstooth", NOW);
     const before = await dump(db, userId);
     const summary = await syncNow(db, userId, connection.id, { now: NOW });
     expect(summary).toMatchObject({ status: "healthy", added: 0, modified: 0, removed: 0 });
@@ -250,12 +213,7 @@ describe("later syncs", () => {
   it("pages through many changes and ends with exactly what the bank shows", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const { connection } = await linkConnection(db, {
-      userId,
-      provider: "sandbox",
-      institutionId: "ins_platypus",
-      now: NOW,
-    });
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", NOW);
     const later = new Date(NOW.getTime() + 60 * dayMs);
     const paged = createSandboxProvider(db, { pageSize: 25 });
     const summary = await syncConnection(db, connection.id, { now: later, provider: paged });
@@ -295,12 +253,7 @@ describe("scoping and removal", () => {
     const db = getDb();
     const owner = await createUser(db);
     const stranger = await createUser(db);
-    const { connection } = await linkConnection(db, {
-      userId: owner,
-      provider: "sandbox",
-      institutionId: "ins_tartan",
-      now: NOW,
-    });
+    const { connection } = await linkSandboxBank(db, owner, "ins_tartan", NOW);
     await expect(syncNow(db, stranger, connection.id, { now: NOW })).rejects.toMatchObject({
       code: "not_found",
     });

@@ -7,25 +7,15 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import type { Database } from "@/db";
-import {
-  type AccountType,
-  bankAccounts,
-  bankConnections,
-  liabilities,
-  subscriptions,
-  transactions,
-  users,
-} from "@/db/schema";
+import { type AccountType, bankAccounts, bankConnections, liabilities, transactions } from "@/db/schema";
 import { getAccess } from "@/lib/access";
+import { categoryKind } from "@/lib/finance/categories";
 import type { ToolContext, ToolDefinition, ToolOutput } from "@/lib/mcp/define-tool";
+import { createTestUser } from "../helpers/fixtures";
 
+/** A new subscribed user in `timezone`; returns its id. */
 export async function createUser(db: Database, timezone = "UTC"): Promise<string> {
-  const id = randomUUID();
-  await db.insert(users).values({ id, email: `tools-${id}@example.test`, timezone });
-  await db
-    .insert(subscriptions)
-    .values({ userId: id, provider: "local", customerId: `cus_${id}`, status: "active" });
-  return id;
+  return (await createTestUser(db, "tools", { subscription: "active", timezone })).id;
 }
 
 export async function addConnection(
@@ -141,6 +131,30 @@ export async function callTool<I extends ToolDefinition["input"], D extends Tool
   const check = tool.data.safeParse(out.data);
   expect(check.success, check.success ? "" : JSON.stringify(check.error.issues)).toBe(true);
   return out;
+}
+
+/**
+ * Plain-TypeScript income and spending (per category) of `rows` dated in [start, end], by the
+ * documented rules: transfers excluded, income and spending by the category's kind.
+ */
+export function expectedFlow(
+  rows: readonly { date: string; amountMinor: number; category: string; isTransfer?: boolean }[],
+  start: string,
+  end: string,
+) {
+  let income = 0;
+  let spending = 0;
+  const byCategory = new Map<string, number>();
+  for (const r of rows) {
+    if (r.date < start || r.date > end || r.isTransfer) continue;
+    const kind = categoryKind(r.category);
+    if (kind === "income") income += r.amountMinor;
+    else if (kind === "spending") {
+      spending -= r.amountMinor;
+      byCategory.set(r.category, (byCategory.get(r.category) ?? 0) - r.amountMinor);
+    }
+  }
+  return { income, spending, byCategory };
 }
 
 /** Cents of a decimal amount from a tool's output (exact for two-decimal values). */

@@ -7,7 +7,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { categoryKind } from "@/lib/finance/categories";
 import { envelopeSchema } from "@/lib/mcp/envelope";
 import { allTools } from "@/lib/mcp/tools";
 import { findUnusualActivityTool } from "@/lib/mcp/tools/find-unusual-activity";
@@ -19,6 +18,7 @@ import { getSpendingBreakdownTool } from "@/lib/mcp/tools/get-spending-breakdown
 import { listAccountsTool } from "@/lib/mcp/tools/list-accounts";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
+import { TOOL_NAMES } from "../helpers/mcp-client";
 import {
   addAccount,
   addConnection,
@@ -28,6 +28,7 @@ import {
   cents,
   contextFor,
   createUser,
+  expectedFlow,
   type RawTxn,
 } from "./tools-helpers";
 
@@ -40,23 +41,6 @@ let otherAccountId: string;
 let otherConnectionId: string;
 const acct = { checking: "", savings: "", card: "", mortgage: "", brokerage: "" };
 const raw: RawTxn[] = [];
-
-/** Plain-TypeScript income and spending of raw rows over a date range (the documented rules). */
-function expectedFlow(rows: RawTxn[], start: string, end: string) {
-  let income = 0;
-  let spending = 0;
-  const byCategory = new Map<string, number>();
-  for (const r of rows) {
-    if (r.date < start || r.date > end || r.isTransfer) continue;
-    const kind = categoryKind(r.category);
-    if (kind === "income") income += r.amountMinor;
-    if (kind === "spending") {
-      spending -= r.amountMinor;
-      byCategory.set(r.category, (byCategory.get(r.category) ?? 0) - r.amountMinor);
-    }
-  }
-  return { income, spending, byCategory };
-}
 
 beforeAll(async () => {
   const db = getDb();
@@ -500,20 +484,7 @@ describe("arguments", () => {
   });
 
   it("registers the twelve tools in product order, each describing every argument", () => {
-    expect(allTools.map((t) => t.name)).toEqual([
-      "get_financial_overview",
-      "list_accounts",
-      "search_transactions",
-      "get_spending_breakdown",
-      "get_cash_flow",
-      "list_recurring",
-      "get_upcoming_bills",
-      "get_investments",
-      "get_liabilities",
-      "get_net_worth",
-      "find_unusual_activity",
-      "get_connection_status",
-    ]);
+    expect(allTools.map((t) => t.name)).toEqual(TOOL_NAMES);
     for (const tool of allTools) {
       expect(tool.description.length).toBeGreaterThan(100);
       // What clients see: JSON Schemas of the input and of the data (inside the envelope).

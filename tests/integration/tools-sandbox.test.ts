@@ -23,7 +23,7 @@ import { listAccountsTool } from "@/lib/mcp/tools/list-accounts";
 import { listRecurringTool } from "@/lib/mcp/tools/list-recurring";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
-import { callTool, cents, contextFor, createUser } from "./tools-helpers";
+import { callTool, cents, contextFor, createUser, expectedFlow } from "./tools-helpers";
 
 const getDb = useTestDatabase();
 const NOW = new Date("2025-11-10T12:00:00Z");
@@ -80,23 +80,6 @@ function visibleOn(data: SandboxData): Visible[] {
   return out;
 }
 
-/** Income and spending (per category) of visible rows in a date range, by the documented rules. */
-function flow(rows: Visible[], start: string, end: string) {
-  let income = 0;
-  let spending = 0;
-  const byCategory = new Map<string, number>();
-  for (const r of rows) {
-    if (r.date < start || r.date > end || r.isTransfer) continue;
-    const kind = categoryKind(r.category);
-    if (kind === "income") income += r.amountMinor;
-    else if (kind === "spending") {
-      spending -= r.amountMinor;
-      byCategory.set(r.category, (byCategory.get(r.category) ?? 0) - r.amountMinor);
-    }
-  }
-  return { income, spending, byCategory };
-}
-
 const PER_YEAR = {
   weekly: 52,
   biweekly: 26,
@@ -141,12 +124,12 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
     const ctx = await contextFor(getDb(), userId, NOW);
     const out = await callTool(getSpendingBreakdownTool, { top_n: 50 }, ctx);
     expect(out.data.range).toEqual({ start: "2025-10-01", end: "2025-10-31" });
-    const expected = flow(visible, "2025-10-01", "2025-10-31");
+    const expected = expectedFlow(visible, "2025-10-01", "2025-10-31");
     expect(cents(out.data.total_spending)).toBe(expected.spending);
     expect(Object.fromEntries(out.data.groups.map((g) => [g.key, cents(g.amount)]))).toEqual(
       Object.fromEntries(expected.byCategory),
     );
-    const previous = flow(visible, "2025-09-01", "2025-09-30");
+    const previous = expectedFlow(visible, "2025-09-01", "2025-09-30");
     expect(cents(out.data.previous_total_spending ?? Number.NaN)).toBe(previous.spending);
     // The transfers of the month were real money movements that do not count.
     expect(visible.some((r) => r.isTransfer && r.date >= "2025-10-01" && r.date <= "2025-10-31")).toBe(true);
@@ -164,7 +147,7 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
       "2025-11",
     ]);
     for (const month of out.data.intervals) {
-      const f = flow(visible, month.start, month.end);
+      const f = expectedFlow(visible, month.start, month.end);
       expect(cents(month.income), month.label).toBe(f.income);
       expect(cents(month.spending), month.label).toBe(f.spending);
       expect(cents(month.net), month.label).toBe(f.income - f.spending);
@@ -173,13 +156,13 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
     }
     expect(out.data.intervals.at(-1)?.partial).toBe(true);
     expect(out.data.intervals[0]?.partial).toBe(false);
-    const all = flow(visible, out.data.range.start, out.data.range.end);
+    const all = expectedFlow(visible, out.data.range.start, out.data.range.end);
     expect(cents(out.data.totals.income)).toBe(all.income);
     expect(cents(out.data.totals.spending)).toBe(all.spending);
 
     const weekly = await callTool(getCashFlowTool, { interval: "week", period: "last_90_days" }, ctx);
     for (const week of weekly.data.intervals) {
-      const f = flow(visible, week.start, week.end);
+      const f = expectedFlow(visible, week.start, week.end);
       expect(cents(week.income), week.label).toBe(f.income);
       expect(cents(week.spending), week.label).toBe(f.spending);
     }
@@ -396,7 +379,7 @@ describe("a later sync", () => {
     expect(postedSince.length).toBeGreaterThan(0);
     const ctx = await contextFor(db, userId, LATER);
     const out = await callTool(getCashFlowTool, { period: "this_month" }, ctx);
-    const f = flow(laterVisible, "2025-11-01", "2025-11-14");
+    const f = expectedFlow(laterVisible, "2025-11-01", "2025-11-14");
     expect(cents(out.data.totals.spending)).toBe(f.spending);
     expect(cents(out.data.totals.income)).toBe(f.income);
     const all = await callTool(searchTransactionsTool, { limit: 1 }, ctx);

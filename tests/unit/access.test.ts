@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { bankAccounts, bankConnections, subscriptions, users } from "@/db/schema";
+import { bankAccounts, bankConnections } from "@/db/schema";
 import { type ConnectionSummary, computeAccess, getAccess, mapSubscriptionStatus } from "@/lib/access";
 import { useTestDatabase } from "../helpers/db";
+import { createTestUser } from "../helpers/fixtures";
 
 const db = useTestDatabase();
 
@@ -78,24 +79,12 @@ describe("computeAccess: every row of the state table", () => {
 
 describe("getAccess loads the user's own rows", () => {
   it("reads subscription and connections with account counts, ignoring other users", async () => {
-    const [me] = await db()
-      .insert(users)
-      .values({ email: `${randomUUID()}@access.test` })
-      .returning();
-    const [other] = await db()
-      .insert(users)
-      .values({ email: `${randomUUID()}@access.test` })
-      .returning();
-    await db()
-      .insert(subscriptions)
-      .values({ userId: me!.id, provider: "local", customerId: `cus_${randomUUID()}`, status: "past_due" });
-    await db()
-      .insert(subscriptions)
-      .values({ userId: other!.id, provider: "local", customerId: `cus_${randomUUID()}`, status: "active" });
+    const me = await createTestUser(db(), "access", { subscription: "past_due" });
+    const other = await createTestUser(db(), "access", { subscription: "active" });
     const [c] = await db()
       .insert(bankConnections)
       .values({
-        userId: me!.id,
+        userId: me.id,
         provider: "sandbox",
         providerItemId: randomUUID(),
         institutionId: "ins_1",
@@ -109,22 +98,22 @@ describe("getAccess loads the user's own rows", () => {
       .insert(bankAccounts)
       .values([
         {
-          userId: me!.id,
+          userId: me.id,
           connectionId: c!.id,
           providerAccountId: "a1",
           name: "Checking",
           type: "depository",
         },
-        { userId: me!.id, connectionId: c!.id, providerAccountId: "a2", name: "Card", type: "credit" },
+        { userId: me.id, connectionId: c!.id, providerAccountId: "a2", name: "Card", type: "credit" },
       ]);
 
-    const state = await getAccess(db(), me!.id);
+    const state = await getAccess(db(), me.id);
     expect(state.subscription).toBe("past_due");
     expect(state.connections).toHaveLength(1);
     expect(state.connections[0]?.accountCount).toBe(2);
     expect(state.needsReauth.map((x) => x.institutionName)).toEqual(["First Platypus Bank"]);
 
-    const otherState = await getAccess(db(), other!.id);
+    const otherState = await getAccess(db(), other.id);
     expect(otherState.subscription).toBe("active");
     expect(otherState.hasConnections).toBe(false);
   });

@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { apiKeys, users } from "@/db/schema";
+import { apiKeys } from "@/db/schema";
 import {
   createApiKey,
   generateApiKey,
@@ -13,16 +12,11 @@ import {
   verifyApiKey,
 } from "@/lib/api-keys";
 import { useTestDatabase } from "../helpers/db";
+import { createTestUser } from "../helpers/fixtures";
 
 const db = useTestDatabase();
 
-async function newUser() {
-  const [u] = await db()
-    .insert(users)
-    .values({ email: `${randomUUID()}@keys.test` })
-    .returning();
-  return u!;
-}
+const newUser = () => createTestUser(db(), "keys");
 
 describe("API key format", () => {
   it("is llk_ followed by at least 32 random bytes of base62 and a checksum", () => {

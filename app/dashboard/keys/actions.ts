@@ -13,6 +13,11 @@ export interface ShownKey {
   preview: string;
 }
 
+/** Only the fields the browser needs (not e.g. the creation time). */
+function shownKey({ id, name, key, preview }: ShownKey): ShownKey {
+  return { id, name, key, preview };
+}
+
 const createKeySchema = z.object({
   name: z
     .string()
@@ -25,28 +30,14 @@ const keyIdSchema = z.object({ keyId: z.string().min(1).max(64) });
 export const createApiKeyAction = createAction(createKeySchema, async ({ name }, { db, user }) => {
   const created = await createApiKey(db, user.id, name);
   revalidatePath("/dashboard/keys");
-  return {
-    data: {
-      id: created.id,
-      name: created.name,
-      key: created.key,
-      preview: created.preview,
-    } satisfies ShownKey,
-  };
+  return { data: shownKey(created) };
 });
 
 /** Replaces the key: the old one answers 401 from this moment. */
 export const rotateApiKeyAction = createAction(keyIdSchema, async ({ keyId }, { db, user }) => {
   const created = await rotateApiKey(db, user.id, keyId);
   revalidatePath("/dashboard/keys");
-  return {
-    data: {
-      id: created.id,
-      name: created.name,
-      key: created.key,
-      preview: created.preview,
-    } satisfies ShownKey,
-  };
+  return { data: shownKey(created) };
 });
 
 export const revokeApiKeyAction = createAction(keyIdSchema, async ({ keyId }, { db, user }) => {

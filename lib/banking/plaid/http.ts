@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { getSessionUser, type SessionUser } from "@/lib/auth";
 import { getEnv } from "@/lib/env";
-import { AppError } from "@/lib/errors";
+import { AppError, describeFailure, toAppError } from "@/lib/errors";
 import { isPlaidConfigured } from "./client";
 
 /** The signed-in user of a same-origin request with Plaid configured; throws AppError otherwise. */
@@ -40,7 +40,7 @@ export async function parseJsonBody<S extends z.ZodType>(request: Request, schem
 
 /** An AppError (or anything thrown) as a JSON response; 5xx details are logged, not returned. */
 export function errorResponse(error: unknown, label: string): Response {
-  const appError = error instanceof AppError ? error : new AppError("internal", String(error));
-  if (appError.status >= 500) console.error(`[${label}] failed:`, appError.code, appError.message);
+  const appError = toAppError(error);
+  if (appError.status >= 500) console.error(`[${label}] failed:`, describeFailure(error));
   return appError.toResponse();
 }

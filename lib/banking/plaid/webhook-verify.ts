@@ -29,7 +29,6 @@ export const plaidWebhookJwkSchema = z.object({
   created_at: z.number().optional(),
   expired_at: z.number().nullable().optional(),
 });
-export type PlaidWebhookJwk = z.infer<typeof plaidWebhookJwkSchema>;
 
 /** Returns the JWK for `kid`, or null when Plaid does not know the key id. */
 export type WebhookKeyFetcher = (kid: string) => Promise<unknown | null>;

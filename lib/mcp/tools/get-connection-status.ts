@@ -50,21 +50,23 @@ export const getConnectionStatusTool = defineTool({
   }),
   async run(_args, ctx) {
     const { access } = ctx;
-    const accounts = await ctx.db
-      .select({
-        id: bankAccounts.id,
-        name: bankAccounts.name,
-        type: bankAccounts.type,
-        mask: bankAccounts.mask,
-        connectionId: bankAccounts.connectionId,
-      })
-      .from(bankAccounts)
-      .where(eq(bankAccounts.userId, ctx.userId))
-      .orderBy(bankAccounts.name, bankAccounts.id);
-    const warningRows = await ctx.db
-      .select({ id: bankConnections.id, warnings: bankConnections.warnings })
-      .from(bankConnections)
-      .where(eq(bankConnections.userId, ctx.userId));
+    const [accounts, warningRows] = await Promise.all([
+      ctx.db
+        .select({
+          id: bankAccounts.id,
+          name: bankAccounts.name,
+          type: bankAccounts.type,
+          mask: bankAccounts.mask,
+          connectionId: bankAccounts.connectionId,
+        })
+        .from(bankAccounts)
+        .where(eq(bankAccounts.userId, ctx.userId))
+        .orderBy(bankAccounts.name, bankAccounts.id),
+      ctx.db
+        .select({ id: bankConnections.id, warnings: bankConnections.warnings })
+        .from(bankConnections)
+        .where(eq(bankConnections.userId, ctx.userId)),
+    ]);
     const warningsOf = new Map(warningRows.map((r) => [r.id, r.warnings ?? []]));
     return {
       data: {

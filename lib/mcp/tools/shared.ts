@@ -1,6 +1,5 @@
 /** Pieces shared by several tool definitions: argument fields and output fragments. */
 import { z } from "zod";
-import type { DateRange } from "@/lib/finance/periods";
 
 /** `account_ids`: ids from list_accounts; ids of other users' accounts simply match nothing. */
 export const accountIdsArg = z
@@ -15,14 +14,3 @@ export const rangeSchema = z.object({
   start: z.string().describe("First day included (YYYY-MM-DD)."),
   end: z.string().describe("Last day included (YYYY-MM-DD)."),
 });
-
-export const currencyField = z.string().describe("ISO currency code of the amounts.");
-
-/** The currency totals are given in: the only one in use, or USD when none; mixed → first. */
-export function mainCurrency(currencies: readonly string[]): string {
-  return currencies[0] ?? "USD";
-}
-
-export function rangeOut(range: DateRange): { start: string; end: string } {
-  return { start: range.start, end: range.end };
-}

@@ -2,7 +2,7 @@ import { getDb } from "@/db";
 import { getSessionUser } from "@/lib/auth";
 import { completeCheckoutReturn } from "@/lib/billing/checkout";
 import { getEnv } from "@/lib/env";
-import { toAppError } from "@/lib/errors";
+import { describeFailure } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -19,8 +19,7 @@ export async function GET(request: Request): Promise<Response> {
     await completeCheckoutReturn(await getDb(), user.id, sessionId);
     return Response.redirect(`${appUrl}/dashboard/billing?checkout=success`, 303);
   } catch (error) {
-    const appError = toAppError(error);
-    console.error("[checkout return] failed:", appError.code, appError.message);
+    console.error("[checkout return] failed:", describeFailure(error));
     return Response.redirect(`${appUrl}/dashboard/billing?checkout=error`, 303);
   }
 }

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { getDb } from "@/db";
 import { syncDueConnections } from "@/lib/banking/sync-due";
 import { getEnv } from "@/lib/env";
+import { describeFailure } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 // A batch of bank syncs can take a while; Vercel caps the function at this many seconds.
@@ -44,7 +45,7 @@ async function run(request: Request): Promise<Response> {
     );
     return Response.json(report, { headers: { "cache-control": "no-store" } });
   } catch (error) {
-    console.error("[cron] scheduled sync failed:", error instanceof Error ? error.message : String(error));
+    console.error("[cron] scheduled sync failed:", describeFailure(error));
     return Response.json(
       { error: "internal", message: "Something went wrong on our side. Please try again." },
       { status: 500 },

@@ -1,7 +1,5 @@
-import { getDb } from "@/db";
-import { authenticateClient, readClientCredentials } from "@/lib/oauth/clients";
-import { NO_STORE_HEADERS, OAuthError, oauthErrorResponse } from "@/lib/oauth/errors";
-import { preflightResponse, readForm, withCors } from "@/lib/oauth/http";
+import { NO_STORE_HEADERS, OAuthError } from "@/lib/oauth/errors";
+import { handleClientRequest, preflightResponse } from "@/lib/oauth/http";
 import { revokeToken } from "@/lib/oauth/tokens";
 
 export const dynamic = "force-dynamic";
@@ -13,18 +11,10 @@ export function OPTIONS() {
 
 // POST /api/oauth/revoke – token revocation (RFC 7009 §2): 200 for unknown or foreign tokens too
 export async function POST(request: Request) {
-  let viaBasic = false;
-  try {
-    const form = await readForm(request);
-    const credentials = readClientCredentials(request, form);
-    viaBasic = credentials.viaBasic;
-    const db = await getDb();
-    const client = await authenticateClient(db, credentials);
+  return handleClientRequest(request, async ({ db, client, form }) => {
     const token = form.get("token");
     if (!token) throw new OAuthError("invalid_request", "token is required.");
     await revokeToken(db, client, token);
-    return withCors(new Response(null, { status: 200, headers: NO_STORE_HEADERS }));
-  } catch (error) {
-    return withCors(oauthErrorResponse(error, { basicChallenge: viaBasic }));
-  }
+    return new Response(null, { status: 200, headers: NO_STORE_HEADERS });
+  });
 }

@@ -1,7 +1,5 @@
-import { getDb } from "@/db";
-import { authenticateClient, readClientCredentials } from "@/lib/oauth/clients";
-import { NO_STORE_HEADERS, OAuthError, oauthErrorResponse } from "@/lib/oauth/errors";
-import { preflightResponse, readForm, withCors } from "@/lib/oauth/http";
+import { NO_STORE_HEADERS, OAuthError } from "@/lib/oauth/errors";
+import { handleClientRequest, preflightResponse } from "@/lib/oauth/http";
 import { exchangeAuthorizationCode, refreshAccessToken } from "@/lib/oauth/tokens";
 
 export const dynamic = "force-dynamic";
@@ -13,13 +11,7 @@ export function OPTIONS() {
 
 // POST /api/oauth/token – authorization_code (PKCE) and refresh_token grants (RFC 6749 §3.2, OAuth 2.1)
 export async function POST(request: Request) {
-  let viaBasic = false;
-  try {
-    const form = await readForm(request);
-    const credentials = readClientCredentials(request, form);
-    viaBasic = credentials.viaBasic;
-    const db = await getDb();
-    const client = await authenticateClient(db, credentials);
+  return handleClientRequest(request, async ({ db, client, form }) => {
     const grantType = form.get("grant_type");
     let body: unknown;
     if (grantType === "authorization_code") body = await exchangeAuthorizationCode(db, client, form);
@@ -27,8 +19,6 @@ export async function POST(request: Request) {
     else if (!grantType) throw new OAuthError("invalid_request", "grant_type is required.");
     else
       throw new OAuthError("unsupported_grant_type", "Supported grants: authorization_code, refresh_token.");
-    return withCors(Response.json(body, { headers: NO_STORE_HEADERS }));
-  } catch (error) {
-    return withCors(oauthErrorResponse(error, { basicChallenge: viaBasic }));
-  }
+    return Response.json(body, { headers: NO_STORE_HEADERS });
+  });
 }

@@ -3,6 +3,7 @@ import { fetchPlaidWebhookKey, isPlaidConfigured } from "@/lib/banking/plaid/cli
 import { createPlaidWebhookVerifier } from "@/lib/banking/plaid/webhook-verify";
 import { applyPlaidWebhook, plaidDeliveryId, plaidWebhookSchema } from "@/lib/banking/plaid/webhooks";
 import { syncConnection } from "@/lib/banking/sync";
+import { describeFailure } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -25,10 +26,7 @@ export async function POST(request: Request): Promise<Response> {
     verification = await verifier.verify(rawBody, request.headers.get("plaid-verification"));
   } catch (error) {
     // Plaid's key endpoint unreachable: we cannot tell, so ask Plaid to retry later.
-    console.error(
-      "[plaid webhook] key fetch failed:",
-      error instanceof Error ? error.message : String(error),
-    );
+    console.error("[plaid webhook] key fetch failed:", describeFailure(error));
     return json(503, { error: "unavailable" });
   }
   if (!verification.ok) {
@@ -67,7 +65,7 @@ export async function POST(request: Request): Promise<Response> {
     }
     return json(200, { received: true, outcome: outcome.kind });
   } catch (error) {
-    console.error("[plaid webhook] failed:", error instanceof Error ? error.message : String(error));
+    console.error("[plaid webhook] failed:", describeFailure(error));
     return json(500, { error: "internal", message: "Something went wrong on our side. Please try again." });
   }
 }

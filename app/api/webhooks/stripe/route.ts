@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import { processStripeEvent, verifyStripeEvent } from "@/lib/billing/stripe-webhook";
-import { toAppError } from "@/lib/errors";
+import { describeFailure, toAppError } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +13,7 @@ export async function POST(request: Request): Promise<Response> {
     return Response.json({ received: true, outcome });
   } catch (error) {
     const appError = toAppError(error);
-    if (appError.status >= 500) console.error("[stripe webhook] failed:", appError.code, appError.message);
+    if (appError.status >= 500) console.error("[stripe webhook] failed:", describeFailure(error));
     return appError.toResponse();
   }
 }
