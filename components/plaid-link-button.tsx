@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 import { type PlaidLinkOnExit, type PlaidLinkOnSuccess, usePlaidLink } from "react-plaid-link";
+import { z } from "zod";
 import { Button, type ButtonVariant } from "./ui/button";
 
 type Step =
@@ -18,6 +19,43 @@ const STEP_TEXT: Partial<Record<Step["kind"], string>> = {
   open: "Waiting for Plaid…",
   syncing: "Importing accounts and transactions… (this can take up to a minute)",
 };
+
+/**
+ * The Link session an OAuth bank's redirect interrupts: Plaid requires re-opening Link with the
+ * same link token (short-lived and made for the browser; never the public or access token)
+ * after the bank sends the user back to PLAID_REDIRECT_URI (https://plaid.com/docs/link/oauth/).
+ * sessionStorage: per tab, gone when the tab closes.
+ */
+const STORED_LINK_KEY = "ledgerlink.plaid-link";
+const StoredLink = z.object({ linkToken: z.string().min(1), connectionId: z.string().nullable() });
+type StoredLink = z.infer<typeof StoredLink>;
+
+function readStoredLink(): StoredLink | null {
+  try {
+    const parsed = StoredLink.safeParse(JSON.parse(sessionStorage.getItem(STORED_LINK_KEY) ?? "null"));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The session ended: forget its token and drop `oauth_state_id` from the address bar. */
+function endStoredLink() {
+  sessionStorage.removeItem(STORED_LINK_KEY);
+  const url = new URL(window.location.href);
+  if (url.searchParams.has("oauth_state_id")) {
+    url.searchParams.delete("oauth_state_id");
+    // null state: Next.js then updates its own router URL too (a later refresh keeps it).
+    window.history.replaceState(null, "", url);
+  }
+}
+
+/** A Link session: its token, the connection for update mode, and the OAuth return address. */
+interface LinkSession {
+  token: string;
+  connectionId: string | null;
+  receivedRedirectUri?: string;
+}
 
 async function postJson(path: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(path, {
@@ -44,30 +82,63 @@ async function postJson(path: string, body: unknown): Promise<Record<string, unk
  *    connection and runs its first sync; in update mode the same route confirms the login was
  *    fixed, marks the connection healthy and syncs it.
  * 3. Shows each step ("Opening Plaid…", "Importing…", the result) and refreshes the page.
+ *
+ * OAuth banks leave the page and come back to PLAID_REDIRECT_URI with `?oauth_state_id=…`: the
+ * token (and update mode's connection) is kept in sessionStorage while Link is open, and the
+ * button rendered with `resumeOAuth` re-opens Link with it and `receivedRedirectUri`, then
+ * completes as above.
  */
 export function PlaidLinkButton({
   connectionId,
   label,
   variant = "primary",
+  resumeOAuth = false,
 }: {
   /** Set for Reconnect (update mode) of this connection. */
   connectionId?: string;
   label?: string;
   variant?: ButtonVariant;
+  /** This button finishes a Link session an OAuth bank redirected back to (one per page). */
+  resumeOAuth?: boolean;
 }) {
   const router = useRouter();
-  const [token, setToken] = useState<string | null>(null);
+  const [session, setSession] = useState<LinkSession | null>(null);
   const [step, setStep] = useState<Step>({ kind: "idle" });
-  const update = Boolean(connectionId);
+  const token = session?.token ?? null;
+  // A resumed session may be a Reconnect of a row: its stored connection decides the mode.
+  const sessionConnectionId = session ? session.connectionId : (connectionId ?? null);
+  const update = sessionConnectionId !== null;
+
+  // Back from an OAuth bank: re-open Link with the same token and the address it returned to.
+  useEffect(() => {
+    if (!resumeOAuth || !new URL(window.location.href).searchParams.has("oauth_state_id")) return;
+    const stored = readStoredLink();
+    if (!stored) {
+      endStoredLink();
+      setStep({
+        kind: "error",
+        message:
+          "Your bank sent you back, but this browser tab no longer has that Plaid session. Please start “Link a bank” again.",
+      });
+      return;
+    }
+    setSession({
+      token: stored.linkToken,
+      connectionId: stored.connectionId,
+      receivedRedirectUri: window.location.href,
+    });
+    setStep({ kind: "preparing" });
+  }, [resumeOAuth]);
 
   const onSuccess = useCallback<PlaidLinkOnSuccess>(
     async (publicToken) => {
-      setToken(null);
+      setSession(null);
+      endStoredLink();
       try {
         // One call: the server stores the item and runs its first sync; the steps show progress.
         setStep({ kind: "syncing" });
         const result = update
-          ? await postJson("/api/plaid/exchange", { mode: "update", connection_id: connectionId })
+          ? await postJson("/api/plaid/exchange", { mode: "update", connection_id: sessionConnectionId })
           : await postJson("/api/plaid/exchange", { public_token: publicToken });
         const accounts = typeof result.accounts === "number" ? result.accounts : 0;
         const failure = result.error as { message?: unknown } | undefined;
@@ -87,11 +158,12 @@ export function PlaidLinkButton({
         router.refresh();
       }
     },
-    [connectionId, update, router],
+    [sessionConnectionId, update, router],
   );
 
   const onExit = useCallback<PlaidLinkOnExit>((error) => {
-    setToken(null);
+    setSession(null);
+    endStoredLink();
     setStep(
       error
         ? {
@@ -102,15 +174,23 @@ export function PlaidLinkButton({
     );
   }, []);
 
-  const { open, ready } = usePlaidLink({ token, onSuccess, onExit });
+  const { open, ready } = usePlaidLink({
+    token,
+    receivedRedirectUri: session?.receivedRedirectUri,
+    onSuccess,
+    onExit,
+  });
 
-  // Open Link as soon as the token is loaded and Link is ready.
+  // Open Link as soon as the token is loaded and Link is ready; keep the session in case an
+  // OAuth bank takes the user away.
   useEffect(() => {
     if (token && ready && step.kind === "preparing") {
+      const stored: StoredLink = { linkToken: token, connectionId: sessionConnectionId };
+      sessionStorage.setItem(STORED_LINK_KEY, JSON.stringify(stored));
       setStep({ kind: "open" });
       open();
     }
-  }, [token, ready, open, step.kind]);
+  }, [token, ready, open, step.kind, sessionConnectionId]);
 
   async function start() {
     setStep({ kind: "preparing" });
@@ -120,7 +200,7 @@ export function PlaidLinkButton({
         connectionId ? { connection_id: connectionId } : {},
       );
       if (typeof data.link_token !== "string") throw new Error("Plaid did not return a link token.");
-      setToken(data.link_token);
+      setSession({ token: data.link_token, connectionId: connectionId ?? null });
     } catch (error) {
       setStep({ kind: "error", message: error instanceof Error ? error.message : String(error) });
     }
@@ -137,7 +217,7 @@ export function PlaidLinkButton({
         aria-busy={busy}
         data-testid="plaid-link-button"
       >
-        {label ?? (update ? "Reconnect" : "Link a bank")}
+        {label ?? (connectionId ? "Reconnect" : "Link a bank")}
       </Button>
       <span
         role="status"

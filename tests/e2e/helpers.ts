@@ -116,7 +116,11 @@ export interface StartedServer extends E2eServer {
  * afterAll.
  */
 export async function startServer(
-  options: { name?: string; env?: Record<string, string> } = {},
+  options: {
+    name?: string;
+    /** Applied last; a function gets the server's `baseUrl` (e.g. for redirect addresses). */
+    env?: Record<string, string> | ((baseUrl: string) => Record<string, string>);
+  } = {},
 ): Promise<StartedServer> {
   const appDir = inject("e2eAppDir");
   const runDir = path.join(
@@ -143,7 +147,7 @@ export async function startServer(
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       // Next rewrites 127.0.0.1 to localhost; Auth.js builds links from AUTH_URL (APP_URL).
       AUTH_URL: `${baseUrl}/api/auth`,
-      ...options.env,
+      ...(typeof options.env === "function" ? options.env(baseUrl) : options.env),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -13,6 +13,12 @@
  * metadata shape. The session ends on "Plaid's side" — the fake's `completeLink`, reached from the
  * browser through a routed cdn.plaid.com URL — which only accepts link tokens the fake issued, so
  * the browser must pass on the token our server created. Screenshots: tests/e2e/screenshots/plaid-*.png.
+ *
+ * OAuth banks (https://plaid.com/docs/link/oauth/): the server has PLAID_REDIRECT_URI; for a bank
+ * in OAUTH_INSTITUTIONS, "Continue" gets the bank's redirect from the fake (the link token's
+ * `redirect_uri` + `oauth_state_id`) and navigates the page there. Link created again with
+ * `receivedRedirectUri` finishes on `open()` without a dialog, and the fake only accepts the
+ * `oauth_state_id` it issued for that same link token.
  */
 import { randomUUID } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
@@ -70,9 +76,15 @@ const FAKE_LINK_JS = `(() => {
       };
       const finish = async () => {
         try {
-          const res = await fetch(COMPLETE_URL + "?link_token=" + encodeURIComponent(config.token));
+          let url = COMPLETE_URL + "?link_token=" + encodeURIComponent(config.token);
+          if (config.receivedRedirectUri) {
+            url += "&received_redirect_uri=" + encodeURIComponent(config.receivedRedirectUri);
+          }
+          const res = await fetch(url);
           const body = await res.json();
           if (!res.ok) return exitWith(body);
+          // An OAuth bank: the whole window goes to the bank, which sends it back to redirect_uri.
+          if (body.oauth_redirect_uri) return window.location.assign(body.oauth_redirect_uri);
           emit("HANDOFF", { institution_id: body.metadata.institution && body.metadata.institution.institution_id });
           close();
           config.onSuccess(body.public_token, body.metadata);
@@ -86,6 +98,8 @@ const FAKE_LINK_JS = `(() => {
           if (destroyed || isOpen) return;
           isOpen = true;
           emit("OPEN", { view_name: "CONSENT" });
+          // Back from the OAuth bank: Link resumes the session and finishes by itself.
+          if (config.receivedRedirectUri) return void finish();
           overlay = document.createElement("div");
           overlay.setAttribute("role", "dialog");
           overlay.setAttribute("aria-label", "Plaid Link (fake)");
@@ -136,6 +150,13 @@ describe.skipIf(Boolean(skipReason))(
     // Right after linking Plaid often has recurring streams not ready yet: the row says so.
     const itemOptions: ItemOptions = { productErrors: { recurring: "PRODUCT_NOT_READY" } };
     const sessions: LinkSuccess[] = [];
+    /** The bank the user picks in the fake Link; OAuth ones leave the page and come back. */
+    let chosen = data;
+    const oauthData = plaidItemData({
+      institution_id: "ins_oauth_quokka",
+      institution_name: "Quokka Credit Union",
+    });
+    const OAUTH_INSTITUTIONS = new Set([oauthData.institution_id]);
     let item: FakeItem;
     const shots: string[] = [];
     const started = Date.now();
@@ -144,12 +165,13 @@ describe.skipIf(Boolean(skipReason))(
       fake = await startPlaidFake();
       server = await startServer({
         name: "plaid",
-        env: {
+        env: (baseUrl) => ({
           PLAID_CLIENT_ID: FAKE_CLIENT_ID,
           PLAID_SECRET: FAKE_SECRET,
           PLAID_ENV: "sandbox",
           PLAID_API_BASE: fake.url,
-        },
+          PLAID_REDIRECT_URI: `${baseUrl}/dashboard/banks`,
+        }),
       });
       browser = await launchBrowser();
       page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
@@ -159,10 +181,23 @@ describe.skipIf(Boolean(skipReason))(
       await page.route(
         (url) => url.href.startsWith(COMPLETE_URL),
         (route) => {
-          const linkToken = new URL(route.request().url()).searchParams.get("link_token") ?? "";
+          const params = new URL(route.request().url()).searchParams;
+          const linkToken = params.get("link_token") ?? "";
+          const received = params.get("received_redirect_uri");
           const headers = { "access-control-allow-origin": "*" };
           try {
-            const success = fake.completeLink(linkToken, data, itemOptions);
+            if (!received && OAUTH_INSTITUTIONS.has(chosen.institution_id)) {
+              const oauthRedirectUri = fake.startOAuth(linkToken);
+              return route.fulfill({
+                status: 200,
+                contentType: "application/json",
+                headers,
+                json: { oauth_redirect_uri: oauthRedirectUri },
+              });
+            }
+            const success = received
+              ? fake.completeOAuthLink(linkToken, received, chosen, itemOptions)
+              : fake.completeLink(linkToken, chosen, itemOptions);
             sessions.push(success);
             return route.fulfill({ status: 200, contentType: "application/json", headers, json: success });
           } catch (error) {
@@ -285,6 +320,52 @@ describe.skipIf(Boolean(skipReason))(
       // Neither the re-authorization note nor the stale "use Reconnect" answer of Sync now remain.
       await expect.poll(() => row.textContent()).not.toContain("sign in again");
       shots.push(await screenshot(page, "plaid-05-reconnected"));
+    });
+
+    it("an OAuth bank leaves the page; back at PLAID_REDIRECT_URI Link resumes and links it", async () => {
+      chosen = oauthData;
+      await page.goto(`${server.baseUrl}/dashboard/banks`);
+      await page.getByTestId("plaid-link-button").filter({ hasText: "Link a bank" }).click();
+      const dialog = page.getByRole("dialog", { name: "Plaid Link (fake)" });
+      await dialog.waitFor();
+      const create = fake.requests.filter((r) => r.path === "/link/token/create").at(-1);
+      expect(create?.body.redirect_uri).toBe(`${server.baseUrl}/dashboard/banks`);
+      const linkToken = await page.evaluate(() => sessionStorage.getItem("ledgerlink.plaid-link"));
+      expect(linkToken).toContain("link-sandbox-");
+
+      // "Continue" at an OAuth bank: the page leaves for the bank and comes back with oauth_state_id.
+      const createRequests = fake.requests.filter((r) => r.path === "/link/token/create").length;
+      await dialog.getByRole("button", { name: "Continue" }).click();
+      await page.waitForURL((url) => url.searchParams.has("oauth_state_id"));
+      // Link finishes the same session (no new token) and the bank is linked with its accounts.
+      const row = page.getByTestId("bank-connection").filter({ hasText: oauthData.institution_name });
+      await expect.poll(() => row.getAttribute("data-status"), { timeout: 60_000 }).toBe("healthy");
+      await expect
+        .poll(() => page.getByTestId("plaid-link-status").first().textContent())
+        .toBe(`Bank linked: ${oauthData.accounts.length} accounts imported.`);
+      expect(fake.requests.filter((r) => r.path === "/link/token/create")).toHaveLength(createRequests);
+      expect(sessions).toHaveLength(3);
+      expect(sessions[2]?.metadata.institution?.institution_id).toBe(oauthData.institution_id);
+      expect(fake.itemForPublicToken(sessions[2]!.public_token)?.data.institution_id).toBe(
+        oauthData.institution_id,
+      );
+      await expect.poll(() => row.getByTestId("bank-account").count()).toBe(oauthData.accounts.length);
+      expect(new URL(page.url()).searchParams.has("oauth_state_id")).toBe(false);
+      expect(new URL(page.url()).pathname).toBe("/dashboard/banks");
+      expect(await page.evaluate(() => sessionStorage.getItem("ledgerlink.plaid-link"))).toBeNull();
+      shots.push(await screenshot(page, "plaid-06-oauth-resumed"));
+    });
+
+    it("back from an OAuth bank without a stored session: asks to link the bank again", async () => {
+      const items = fake.items.size;
+      await page.goto(`${server.baseUrl}/dashboard/banks?oauth_state_id=${randomUUID()}`);
+      await expect
+        .poll(() => page.getByRole("alert").allTextContents())
+        .toContain(
+          "Your bank sent you back, but this browser tab no longer has that Plaid session. Please start “Link a bank” again.",
+        );
+      expect(new URL(page.url()).searchParams.has("oauth_state_id")).toBe(false);
+      expect(fake.items.size).toBe(items);
     });
   },
 );

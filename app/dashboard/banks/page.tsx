@@ -72,7 +72,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         description="Ledgerlink reads balances, transactions, investments and debts. It can never move money."
       >
         <div className="space-y-4">
-          {plaidConfigured ? <PlaidLinkButton /> : null}
+          {plaidConfigured ? <PlaidLinkButton resumeOAuth /> : null}
           <div>
             {plaidConfigured ? <p className="mb-2 text-sm text-slate-600">Or try the sandbox bank:</p> : null}
             <LinkBankPanel institutions={listSandboxInstitutions()} />
