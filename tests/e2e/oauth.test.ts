@@ -118,6 +118,33 @@ describe.skipIf(server.skipReason)("OAuth 2.1 with real clients", () => {
   let sdkAccessToken = "";
   const email = `oauth-e2e-${Date.now()}@example.test`;
 
+  /** Registers a public client for the callback server and returns its client_id. */
+  async function registerPublicClient(clientName?: string): Promise<string> {
+    const reg = await fetch(`${server.baseUrl}/api/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: clientName,
+        redirect_uris: [callback.redirectUri],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    expect(reg.status).toBe(201);
+    return ((await reg.json()) as { client_id: string }).client_id;
+  }
+
+  /** A valid authorization request (PKCE S256) for `clientId`. */
+  function authorizationRequest(clientId: string, state: string): URLSearchParams {
+    return new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: callback.redirectUri,
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      state,
+    });
+  }
+
   beforeAll(async () => {
     browser = await launchBrowser();
     page = await browser.newPage();
@@ -298,28 +325,15 @@ describe.skipIf(server.skipReason)("OAuth 2.1 with real clients", () => {
     expect(await unknown.text()).toContain("not registered");
 
     // A valid request from a signed-out browser goes to sign-in, carrying the request back.
-    const reg = await fetch(`${server.baseUrl}/api/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ redirect_uris: [callback.redirectUri], token_endpoint_auth_method: "none" }),
-    });
-    expect(reg.status).toBe(201);
-    const { client_id } = (await reg.json()) as { client_id: string };
-    const request = new URLSearchParams({
-      response_type: "code",
-      client_id,
-      redirect_uri: callback.redirectUri,
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-      state: "signed-out",
-    });
+    const clientId = await registerPublicClient();
+    const request = authorizationRequest(clientId, "signed-out");
     const signedOut = await fetch(`${server.baseUrl}/oauth/authorize?${request}`, { redirect: "manual" });
     expect([303, 307, 308]).toContain(signedOut.status);
     const location = new URL(signedOut.headers.get("location")!, server.baseUrl);
     expect(location.pathname).toBe("/sign-in");
     const back = new URL(location.searchParams.get("callbackUrl")!, server.baseUrl);
     expect(back.pathname).toBe("/oauth/authorize");
-    expect(back.searchParams.get("client_id")).toBe(client_id);
+    expect(back.searchParams.get("client_id")).toBe(clientId);
     expect(back.searchParams.get("state")).toBe("signed-out");
 
     // Missing PKCE on a trusted redirect URI comes back to the client as invalid_request.
@@ -332,24 +346,7 @@ describe.skipIf(server.skipReason)("OAuth 2.1 with real clients", () => {
   });
 
   it("a signed-out browser signs in and comes straight back to the consent screen", async () => {
-    const reg = await fetch(`${server.baseUrl}/api/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        client_name: "Return Trip",
-        redirect_uris: [callback.redirectUri],
-        token_endpoint_auth_method: "none",
-      }),
-    });
-    const { client_id } = (await reg.json()) as { client_id: string };
-    const request = new URLSearchParams({
-      response_type: "code",
-      client_id,
-      redirect_uri: callback.redirectUri,
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-      state: "round-trip",
-    });
+    const request = authorizationRequest(await registerPublicClient("Return Trip"), "round-trip");
     const context = await browser.newContext();
     const fresh = await context.newPage();
     try {

@@ -17,15 +17,10 @@ import type { Database } from "@/db";
 import { bankAccounts, bankConnections, subscriptions, users } from "@/db/schema";
 import { createApiKey } from "@/lib/api-keys";
 
-export const DEMO_STATES = [
-  "active",
-  "none",
-  "canceled",
-  "past_due",
-  "no_connections",
-  "reauth_required",
-] as const;
-export type DemoState = (typeof DEMO_STATES)[number];
+// The six states of product.md's table, as the seed names them.
+export { DEMO_STATES, type DemoState } from "@/db/seed";
+
+import type { DemoState } from "@/db/seed";
 
 /** The twelve tools' names in product order (product.md). */
 export const TOOL_NAMES: string[] = [
