@@ -95,10 +95,35 @@ let raw: SandboxData[];
 let visible: Visible[];
 const institutions = listSandboxInstitutions().map((i) => i.id);
 
+/**
+ * Pending charges are random in the sandbox: a seed can lack one still pending on NOW, or one that
+ * posts between NOW and LATER. The seed is drawn until the data has both, so the cases the tests
+ * below are about are always there (the seed stays unique: PostgreSQL keeps earlier runs' items).
+ */
+function hasPendingCases(candidate: string): boolean {
+  const at = (date: Date) =>
+    institutions.flatMap((id) => generateSandboxData(candidate, id, date).lifecycles);
+  const stillPending = at(NOW).some(
+    (t) => t.pendingId && t.authorizedDate <= "2025-11-10" && t.postedDate > "2025-11-10",
+  );
+  const postsLater = at(LATER).some(
+    (t) =>
+      t.pendingId &&
+      t.authorizedDate <= "2025-11-10" &&
+      t.postedDate > "2025-11-10" &&
+      t.postedDate <= "2025-11-14",
+  );
+  return stillPending && postsLater;
+}
+
 beforeAll(async () => {
   const db = getDb();
   userId = await createUser(db);
-  seed = `tools-${randomUUID()}`;
+  for (let tries = 0; ; tries++) {
+    seed = `tools-${randomUUID()}`;
+    if (hasPendingCases(seed)) break;
+    if (tries === 50) throw new Error("no sandbox seed with pending charges in 50 draws");
+  }
   for (const institutionId of institutions) {
     const linked = await linkConnection(db, { userId, provider: "sandbox", institutionId, seed, now: NOW });
     expect(linked.connection.status).toBe("healthy");
