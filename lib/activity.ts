@@ -7,11 +7,14 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKeys, oauthClients, toolCalls } from "@/db/schema";
 
+/** Through what a tool was called: an API key, an OAuth client, or the dashboard itself. */
+export type CredentialKind = "api_key" | "oauth" | "dashboard";
+
 export type ToolCallStatus = "ok" | "setup_required" | "invalid_arguments" | "error";
 
 export interface ToolCallRecord {
   userId: string;
-  credentialKind: "api_key" | "oauth";
+  credentialKind: CredentialKind;
   apiKeyId?: string | null;
   oauthClientId?: string | null;
   tool: string;
@@ -38,7 +41,7 @@ export interface RecentToolCall {
   status: string;
   durationMs: number;
   createdAt: Date;
-  credentialKind: "api_key" | "oauth";
+  credentialKind: CredentialKind;
   /** The key's preview (`llk_AbCd…wxyz`) or name, or the OAuth client's name; null when gone. */
   credentialLabel: string | null;
 }

@@ -160,6 +160,82 @@ async function timezoneOf(db: Database, userId: string): Promise<string> {
 }
 
 /**
+ * Runs one tool for the caller in `auth`: argument validation, the access gate, the envelope,
+ * error mapping and the activity row. The MCP server and the dashboard's tools page both call
+ * it, so what a person sees in the dashboard is exactly what their assistant receives.
+ */
+export async function runTool(
+  tool: ToolDefinition,
+  rawArgs: Record<string, unknown>,
+  auth: ToolAuthContext,
+): Promise<CallToolResult> {
+  const { db, credential } = auth;
+  const outputSchema = envelopeSchema(tool.data);
+  const started = performance.now();
+  let status: ToolCallStatus = "error";
+  try {
+    const parsed = await tool.input.safeParseAsync(rawArgs);
+    if (!parsed.success) {
+      status = "invalid_arguments";
+      return errorResult(describeArgumentIssues(tool.name, parsed.error.issues, rawArgs));
+    }
+    const [access, timezone] = await Promise.all([
+      getAccess(db, credential.userId),
+      timezoneOf(db, credential.userId),
+    ]);
+    if (!access.toolsEnabled) {
+      status = "setup_required";
+      return resultOf({
+        status: "setup_required",
+        setup_url: access.links.billing,
+        message: setupMessage(access),
+        warnings: [],
+      });
+    }
+    const ctx: ToolContext = {
+      db,
+      userId: credential.userId,
+      timezone,
+      now: auth.now?.() ?? new Date(),
+      access,
+    };
+    const out = await tool.run(parsed.data, ctx);
+    const envelope = outputSchema.safeParse({
+      status: "ok",
+      data: out.data,
+      warnings: [...accessWarnings(access), ...(out.warnings ?? [])],
+      as_of: oldestSync(access),
+      page: out.page,
+    });
+    if (!envelope.success) {
+      console.error(`Tool ${tool.name} returned data that does not match its schema:`, envelope.error.issues);
+      return errorResult(GENERIC_FAILURE);
+    }
+    status = "ok";
+    return resultOf(envelope.data);
+  } catch (error) {
+    if (isAppError(error) && error.code === "invalid_input") {
+      status = "invalid_arguments";
+      return errorResult(error.message);
+    }
+    console.error(`Tool ${tool.name} failed:`, describeFailure(error));
+    return errorResult(GENERIC_FAILURE);
+  } finally {
+    await recordToolCall(db, {
+      userId: credential.userId,
+      credentialKind: credential.kind,
+      apiKeyId: credential.kind === "api_key" ? credential.apiKeyId : null,
+      oauthClientId: credential.kind === "oauth" ? credential.oauthClientId : null,
+      tool: tool.name,
+      status,
+      durationMs: performance.now() - started,
+    }).catch((error: unknown) => {
+      console.error("Could not record a tool call:", error instanceof Error ? error.name : typeof error);
+    });
+  }
+}
+
+/**
  * Registers every tool definition on `server` for the caller in `auth`. Call once per request
  * (the MCP handler builds a fresh server per request).
  */
@@ -168,88 +244,17 @@ export function registerTools(
   tools: readonly ToolDefinition[],
   auth: ToolAuthContext,
 ): void {
-  const { db, credential } = auth;
   for (const tool of tools) {
-    const outputSchema = envelopeSchema(tool.data);
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
         inputSchema: listedSchema(tool.input),
-        outputSchema,
+        outputSchema: envelopeSchema(tool.data),
         annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
       },
-      async (rawArgs: Record<string, unknown>) => {
-        const started = performance.now();
-        let status: ToolCallStatus = "error";
-        try {
-          const parsed = await tool.input.safeParseAsync(rawArgs);
-          if (!parsed.success) {
-            status = "invalid_arguments";
-            return errorResult(describeArgumentIssues(tool.name, parsed.error.issues, rawArgs));
-          }
-          const [access, timezone] = await Promise.all([
-            getAccess(db, credential.userId),
-            timezoneOf(db, credential.userId),
-          ]);
-          if (!access.toolsEnabled) {
-            status = "setup_required";
-            return resultOf({
-              status: "setup_required",
-              setup_url: access.links.billing,
-              message: setupMessage(access),
-              warnings: [],
-            });
-          }
-          const ctx: ToolContext = {
-            db,
-            userId: credential.userId,
-            timezone,
-            now: auth.now?.() ?? new Date(),
-            access,
-          };
-          const out = await tool.run(parsed.data, ctx);
-          const envelope = outputSchema.safeParse({
-            status: "ok",
-            data: out.data,
-            warnings: [...accessWarnings(access), ...(out.warnings ?? [])],
-            as_of: oldestSync(access),
-            page: out.page,
-          });
-          if (!envelope.success) {
-            console.error(
-              `Tool ${tool.name} returned data that does not match its schema:`,
-              envelope.error.issues,
-            );
-            return errorResult(GENERIC_FAILURE);
-          }
-          status = "ok";
-          return resultOf(envelope.data);
-        } catch (error) {
-          if (isAppError(error) && error.code === "invalid_input") {
-            status = "invalid_arguments";
-            return errorResult(error.message);
-          }
-          console.error(`Tool ${tool.name} failed:`, describeFailure(error));
-          return errorResult(GENERIC_FAILURE);
-        } finally {
-          await recordToolCall(db, {
-            userId: credential.userId,
-            credentialKind: credential.kind,
-            apiKeyId: credential.kind === "api_key" ? credential.apiKeyId : null,
-            oauthClientId: credential.kind === "oauth" ? credential.oauthClientId : null,
-            tool: tool.name,
-            status,
-            durationMs: performance.now() - started,
-          }).catch((error: unknown) => {
-            console.error(
-              "Could not record a tool call:",
-              error instanceof Error ? error.name : typeof error,
-            );
-          });
-        }
-      },
+      (rawArgs: Record<string, unknown>) => runTool(tool, rawArgs, auth),
     );
   }
 }

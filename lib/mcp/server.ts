@@ -24,7 +24,7 @@ import { createMcpHandler } from "mcp-handler";
 import { type Database, getDb } from "@/db";
 import { getEnv } from "@/lib/env";
 import { consumeRateLimit } from "@/lib/rate-limit";
-import { authUnavailableResponse, type McpCredential, withBearerAuth } from "./auth";
+import { authUnavailableResponse, type McpCredential, rateLimitKey, withBearerAuth } from "./auth";
 import type { ToolDefinition } from "./define-tool";
 import { registerPrompts } from "./prompts";
 import { registerTools } from "./register";
@@ -78,8 +78,7 @@ function versionRejection(req: Request): Response | undefined {
 }
 
 async function rateLimitRejection(db: Database, credential: McpCredential): Promise<Response | undefined> {
-  const key =
-    credential.kind === "api_key" ? `api_key:${credential.apiKeyId}` : `oauth:${credential.grantId}`;
+  const key = rateLimitKey(credential);
   const limit = getEnv().RATE_LIMIT_PER_MINUTE;
   let decision: Awaited<ReturnType<typeof consumeRateLimit>>;
   try {
