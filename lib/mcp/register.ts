@@ -20,6 +20,7 @@ import { users } from "@/db/schema";
 import { type AccessState, getAccess } from "@/lib/access";
 import { recordToolCall, type ToolCallStatus } from "@/lib/activity";
 import { describeFailure, isAppError } from "@/lib/errors";
+import { findUnsafeText } from "@/lib/safe-text";
 import type { McpCredential } from "./auth";
 import type { ToolContext, ToolDefinition } from "./define-tool";
 import { envelopeSchema, type Warning } from "./envelope";
@@ -58,6 +59,8 @@ export function describeArgumentIssues(
   toolName: string,
   issues: readonly z.core.$ZodIssue[],
   args: unknown,
+  /** The tool's argument names, listed after an unknown one. */
+  known: readonly string[] = [],
 ): string {
   const present = (path: readonly PropertyKey[]) => {
     let node: unknown = args;
@@ -81,7 +84,9 @@ export function describeArgumentIssues(
       case "too_small":
         return `Argument "${name}" must be at least ${String(issue.minimum)}${issue.origin === "array" || issue.origin === "string" ? ` ${issue.origin === "array" ? "items" : "characters"}` : ""}.`;
       case "unrecognized_keys":
-        return `Unknown argument${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}.`;
+        return `Unknown argument${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}. ${
+          known.length > 0 ? `${toolName} takes: ${known.join(", ")}.` : `${toolName} takes no arguments.`
+        }`;
       case "invalid_format":
         return `Argument "${name}" must be ${issue.format === "date" ? "an ISO date (YYYY-MM-DD)" : `in ${issue.format} format`}.`;
       default:
@@ -150,6 +155,15 @@ function errorResult(message: string): CallToolResult {
 const GENERIC_FAILURE =
   "The tool failed on our side. Please try again in a moment; if it keeps failing, check the connection status with get_connection_status.";
 
+/**
+ * The arguments the caller gave: `null` for an argument means "not given" (clients in strict
+ * function-calling modes send null for every unset field), so such keys are dropped before
+ * validation and the tool's default applies.
+ */
+function givenArguments(rawArgs: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(rawArgs ?? {}).filter(([, value]) => value !== null));
+}
+
 async function timezoneOf(db: Database, userId: string): Promise<string> {
   const [row] = await db
     .select({ timezone: users.timezone })
@@ -174,10 +188,20 @@ export async function runTool(
   const started = performance.now();
   let status: ToolCallStatus = "error";
   try {
-    const parsed = await tool.input.safeParseAsync(rawArgs);
+    const args = givenArguments(rawArgs);
+    const unsafe = findUnsafeText(args);
+    if (unsafe !== null) {
+      status = "invalid_arguments";
+      return errorResult(
+        `Invalid arguments for ${tool.name}. Argument "${unsafe}" holds a NUL character or an unpaired surrogate; send plain text.`,
+      );
+    }
+    const parsed = await tool.input.safeParseAsync(args);
     if (!parsed.success) {
       status = "invalid_arguments";
-      return errorResult(describeArgumentIssues(tool.name, parsed.error.issues, rawArgs));
+      return errorResult(
+        describeArgumentIssues(tool.name, parsed.error.issues, args, Object.keys(tool.input.shape)),
+      );
     }
     const [access, timezone] = await Promise.all([
       getAccess(db, credential.userId),

@@ -279,6 +279,27 @@ describe("@modelcontextprotocol/sdk 1.x client", () => {
   });
 });
 
+describe("misnamed and unset arguments (the official SDK client)", () => {
+  it("a misnamed argument is refused by name, never ignored; null means not given", async () => {
+    const { client, close } = await connectSdkClient(url, userIn("active").apiKey);
+    try {
+      const bills = await client.callTool({ name: "get_upcoming_bills", arguments: { days: 60 } });
+      expect(bills.isError).toBe(true);
+      expect(JSON.stringify(bills.content)).toContain(
+        "Unknown argument: days. get_upcoming_bills takes: days_ahead",
+      );
+      const search = await client.callTool({ name: "search_transactions", arguments: { limt: 1 } });
+      expect(search.isError).toBe(true);
+      expect(JSON.stringify(search.content)).toContain("Unknown argument: limt.");
+      const flow = await client.callTool({ name: "get_cash_flow", arguments: { months: null } });
+      expect(flow.isError).toBeFalsy();
+      expect(flow.structuredContent).toMatchObject({ status: "ok" });
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe("@modelcontextprotocol/client 2.x client", () => {
   for (const version of ["2025-06-18", "2025-03-26", "2024-11-05"]) {
     it(`initialize asking for ${version} gets ${version}`, async () => {

@@ -35,7 +35,7 @@ const echoTool = defineTool({
   name: "echo_context",
   title: "Echo context",
   description: "Returns what the tool context says (test only).",
-  input: z.object({
+  input: z.strictObject({
     period: z.enum(PERIODS).default("this_month"),
     limit: z.number().int().min(1).max(250).default(50),
   }),
@@ -62,7 +62,7 @@ const badInputTool = defineTool({
   name: "rejects_input",
   title: "Rejects input",
   description: "Always throws invalid_input (test only).",
-  input: z.object({}),
+  input: z.strictObject({}),
   data: z.object({}),
   run: async () => {
     throw new AppError("invalid_input", 'Argument "cursor" is not a cursor this tool issued.');
@@ -72,7 +72,7 @@ const crashingTool = defineTool({
   name: "crashes",
   title: "Crashes",
   description: "Always throws an unexpected error (test only).",
-  input: z.object({}),
+  input: z.strictObject({}),
   data: z.object({}),
   run: async () => {
     throw new Error("secret internal detail: connection string postgres://user:pw@host");
@@ -82,7 +82,7 @@ const needsQueryTool = defineTool({
   name: "needs_query",
   title: "Needs a query",
   description: "Has a required argument (test only).",
-  input: z.object({ query: z.string().min(1), types: z.array(z.enum(["credit", "loan"])).optional() }),
+  input: z.strictObject({ query: z.string().min(1), types: z.array(z.enum(["credit", "loan"])).optional() }),
   data: z.object({ query: z.string() }),
   run: async (args) => ({ data: { query: args.query } }),
 });
@@ -572,11 +572,19 @@ describe("registerTools: listing, gate, envelope, errors, activity", () => {
     );
     expect(wrongType.isError).toBe(true);
     expect(JSON.stringify(wrongType.content)).toContain('\\"limit\\" must be a number');
-    const missing = resultOf(
-      (await rpc(toolsUrl, callTool("echo_context", { period: null }), { apiKey: user("active").apiKey }))
-        .body,
+    // null means "not given" (strict function-calling clients send it for every unset field).
+    const unset = resultOf(
+      (
+        await rpc(toolsUrl, callTool("echo_context", { period: null, limit: null }), {
+          apiKey: user("active").apiKey,
+        })
+      ).body,
     );
-    expect(JSON.stringify(missing.content)).toContain('\\"period\\" must be one of');
+    expect(unset.isError).toBeUndefined();
+    expect(unset.structuredContent).toMatchObject({
+      status: "ok",
+      data: { period: "this_month", limit: 50 },
+    });
     const required = resultOf(
       (
         await rpc(toolsUrl, callTool("needs_query", { types: ["credit", "cash"] }), {
@@ -587,6 +595,35 @@ describe("registerTools: listing, gate, envelope, errors, activity", () => {
     expect(required.isError).toBe(true);
     expect(JSON.stringify(required.content)).toContain('\\"query\\" is required (string)');
     expect(JSON.stringify(required.content)).toContain('\\"types.1\\" must be one of: credit, loan');
+  });
+
+  it("a misnamed argument is an error naming it and listing the tool's arguments, never ignored", async () => {
+    const listed = (
+      await rpc(toolsUrl, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { apiKey: user("active").apiKey })
+    ).body as { result: { tools: { inputSchema: { additionalProperties?: unknown } }[] } };
+    for (const tool of listed.result.tools) expect(tool.inputSchema.additionalProperties).toBe(false);
+    const result = resultOf(
+      (await rpc(toolsUrl, callTool("echo_context", { limt: 1 }), { apiKey: user("active").apiKey })).body,
+    );
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([
+      {
+        type: "text",
+        text: "Invalid arguments for echo_context. Unknown argument: limt. echo_context takes: period, limit.",
+      },
+    ]);
+  });
+
+  it("text with a NUL character or a lone surrogate is an argument error naming the field", async () => {
+    for (const query of ["coffee\u0000", "caf\ud800"]) {
+      const result = resultOf(
+        (await rpc(toolsUrl, callTool("needs_query", { query }), { apiKey: user("active").apiKey })).body,
+      );
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain(
+        'Argument \\"query\\" holds a NUL character or an unpaired surrogate',
+      );
+    }
   });
 
   it("AppError(invalid_input) from run: isError with its message", async () => {

@@ -11,7 +11,7 @@ export const findUnusualActivityTool = defineTool({
   title: "Unusual activity",
   description:
     "Finds transactions worth a second look, each with the reason and, where it applies, the typical amount: large (at least 3× the usual charge in its category and at least 100), duplicate (same amount, merchant and account within a day), new_merchant (first charge at a merchant never seen before the range), fees (bank fees and interest charged), price_increase (a recurring charge that went up). Transfers between own accounts are never findings. Use it for 'anything odd on my accounts', 'was I charged twice', 'what fees did I pay'. Defaults: last_30_days, all kinds, 20 findings (max 100), most actionable kinds first; counts give every kind's total.",
-  input: z.object({
+  input: z.strictObject({
     ...dateArgsShape("last_30_days"),
     kinds: z
       .array(z.enum(UNUSUAL_KINDS))

@@ -16,7 +16,7 @@ export const getConnectionStatusTool = defineTool({
   title: "Connection status",
   description:
     "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status (healthy, reauth_required, error, disconnected), last successful sync, last error, warnings (data the bank does not provide, such as investments) and accounts, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
-  input: z.object({}),
+  input: z.strictObject({}),
   data: z.object({
     subscription: z.object({
       state: z.enum(["none", "active", "canceled", "past_due"]),

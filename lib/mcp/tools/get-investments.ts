@@ -21,7 +21,7 @@ export const getInvestmentsTool = defineTool({
   title: "Investments",
   description:
     "The user's investment and retirement accounts. view holdings (default): positions with quantity, price, value, cost basis and gain, largest first; view allocation: value and share by security type (equity, etf, mutual fund, fixed income, cash …) and by account; view transactions: buys (negative cash), sells, dividends, fees, contributions with a sum per type over all matches (dates default last_90_days). Totals (value, cost basis, gain) always cover every holding. Use it for 'how are my investments doing', 'what is my allocation', 'dividends this year'. limit 50 (max 250) with cursor for holdings and transactions.",
-  input: z.object({
+  input: z.strictObject({
     view: z.enum(VIEWS).default("holdings").describe("holdings (default), allocation, or transactions."),
     account_ids: accountIdsArg,
     ...dateArgsShape("last_90_days"),

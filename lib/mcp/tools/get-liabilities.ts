@@ -12,7 +12,7 @@ export const getLiabilitiesTool = defineTool({
   title: "Debts and credit cards",
   description:
     "Lists the user's debts: credit cards (balance owed, credit limit, utilization, APR, minimum payment, due date, last statement balance, overdue flag) and loans (student, mortgage, other: balance, APR, minimum payment, due date, original principal, maturity), with total debt, total minimum payments, overall card utilization and the balance-weighted average APR. Balances are positive amounts owed. Use it for debt questions, payoff plans, 'when is my card due'. Default: all kinds.",
-  input: z.object({
+  input: z.strictObject({
     types: z
       .array(z.enum(LIABILITY_KINDS))
       .min(1)

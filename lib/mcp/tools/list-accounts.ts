@@ -30,7 +30,7 @@ export const listAccountsTool = defineTool({
   title: "List accounts",
   description:
     "Lists the user's linked bank accounts (checking, savings, credit cards, loans, investment and retirement accounts) with current and available balance, credit limit, last digits (mask), type, institution and whether the account is a liability, plus totals of assets, liabilities and net. Use it to answer 'what accounts do I have', 'what is my balance', or to get account ids for other tools. Credit and loan balances are positive amounts owed. Defaults: all types, all banks, closed accounts hidden.",
-  input: z.object({
+  input: z.strictObject({
     types: z
       .array(z.enum(ACCOUNT_TYPES))
       .min(1)
