@@ -22,22 +22,24 @@ export interface RateLimitDecision {
 }
 
 /**
- * Counts one request for `key` (e.g. `api_key:<id>`) in the current one-minute window and says
- * whether it is within `limitPerMinute`.
+ * Counts `cost` requests (one, or each message of a JSON-RPC batch) for `key` (e.g.
+ * `api_key:<id>`) in the current one-minute window and says whether they are within
+ * `limitPerMinute`.
  */
 export async function consumeRateLimit(
   db: Database,
   key: string,
   limitPerMinute: number,
   now: Date = new Date(),
+  cost = 1,
 ): Promise<RateLimitDecision> {
   const windowStart = new Date(Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS);
   const [row] = await db
     .insert(rateLimits)
-    .values({ key, windowStart, count: 1 })
+    .values({ key, windowStart, count: cost })
     .onConflictDoUpdate({
       target: [rateLimits.key, rateLimits.windowStart],
-      set: { count: sql`${rateLimits.count} + 1` },
+      set: { count: sql`${rateLimits.count} + ${cost}` },
     })
     .returning({ count: rateLimits.count });
   const count = row?.count ?? 1;
@@ -46,7 +48,7 @@ export async function consumeRateLimit(
     Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000),
   );
   // Old windows are useless; a rare, cheap sweep keeps the table small without a cron job.
-  if (count === 1 && Math.random() < 0.01) {
+  if (count === cost && Math.random() < 0.01) {
     await db
       .delete(rateLimits)
       .where(lt(rateLimits.windowStart, new Date(windowStart.getTime() - 10 * WINDOW_MS)));

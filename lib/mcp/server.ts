@@ -10,7 +10,8 @@
  *  2. `MCP-Protocol-Version` naming a revision we do not speak → 400.
  *  3. Bearer credential → 401 with the challenge; auth back end down → 503.
  *  4. Per-credential rate limit → 429 with Retry-After.
- *  5. Body over MAX_BODY_BYTES → 413; not JSON → -32700.
+ *  5. Body over MAX_BODY_BYTES → 413; not JSON → -32700; a JSON-RPC batch under 2025-06-18 →
+ *     400 with -32600 (older revisions: at most MAX_BATCH_MESSAGES, each counted by the limit).
  *  6. The SDK: negotiation, tools and prompts. The answer is an event stream when `Accept` lists
  *     text/event-stream, and one JSON body when it lists only application/json.
  * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http
@@ -77,12 +78,34 @@ function versionRejection(req: Request): Response | undefined {
   );
 }
 
-async function rateLimitRejection(db: Database, credential: McpCredential): Promise<Response | undefined> {
+/** Most messages in one JSON-RPC batch (revisions before 2025-06-18 only). */
+export const MAX_BATCH_MESSAGES = 20;
+
+/**
+ * 2025-06-18 removed JSON-RPC batching: a batch under it is an invalid request. Older revisions
+ * allow it, bounded here so one request cannot carry an unbounded amount of work. A request
+ * without the version header is `initialize` or a client of 2025-03-26 (the spec's default).
+ */
+function batchRejection(req: Request, size: number): Response | undefined {
+  const invalid = (message: string) => jsonRpcError(400, -32600, `Invalid Request: ${message}`);
+  if (req.headers.get("mcp-protocol-version")?.trim() === "2025-06-18")
+    return invalid("JSON-RPC batches are not part of MCP 2025-06-18; send one message per request.");
+  if (size === 0) return invalid("the batch is empty.");
+  if (size > MAX_BATCH_MESSAGES)
+    return invalid(`a batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${size}.`);
+  return undefined;
+}
+
+async function rateLimitRejection(
+  db: Database,
+  credential: McpCredential,
+  cost = 1,
+): Promise<Response | undefined> {
   const key = rateLimitKey(credential);
   const limit = getEnv().RATE_LIMIT_PER_MINUTE;
   let decision: Awaited<ReturnType<typeof consumeRateLimit>>;
   try {
-    decision = await consumeRateLimit(db, key, limit);
+    decision = await consumeRateLimit(db, key, limit, new Date(), cost);
   } catch (error) {
     console.error("MCP rate limit back end failed:", error instanceof Error ? error.name : typeof error);
     return authUnavailableResponse();
@@ -113,14 +136,15 @@ export function acceptsJsonOnly(accept: string | null): boolean {
 }
 
 /**
- * Collapses an SSE answer into one JSON body: the JSON-RPC response it carries. Stateless
- * requests here never stream notifications, so the stream holds exactly that one message.
+ * Collapses an SSE answer into one JSON body: the JSON-RPC response it carries (for a batch, the
+ * array of its responses). Stateless requests here never stream notifications, so the stream
+ * holds only those responses.
  */
-async function streamToJson(response: Response): Promise<Response> {
+async function streamToJson(response: Response, batch: boolean): Promise<Response> {
   const type = response.headers.get("content-type") ?? "";
   if (!type.startsWith("text/event-stream") || !response.body) return response;
   const text = await response.text();
-  let answer: unknown;
+  const answers: unknown[] = [];
   for (const event of text.split(/\r?\n\r?\n/)) {
     const data = event
       .split(/\r?\n/)
@@ -131,12 +155,13 @@ async function streamToJson(response: Response): Promise<Response> {
     try {
       const message: unknown = JSON.parse(data);
       if (message && typeof message === "object" && ("result" in message || "error" in message))
-        answer = message;
+        answers.push(message);
     } catch {
       // not a JSON-RPC message (keep-alive comment or similar)
     }
   }
-  if (answer === undefined) return jsonRpcError(500, -32603, "Internal error: no response was produced");
+  const answer = batch ? answers : answers.at(-1);
+  if (answers.length === 0) return jsonRpcError(500, -32603, "Internal error: no response was produced");
   const headers = new Headers(response.headers);
   headers.set("content-type", "application/json");
   headers.delete("content-length");
@@ -164,10 +189,19 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     if (!read) return jsonRpcError(400, -32700, "Parse error: the request body could not be read");
     if (read.tooLarge)
       return jsonRpcError(413, -32000, `Payload Too Large: the body must not exceed ${MAX_BODY_BYTES} bytes`);
+    let message: unknown;
     try {
-      JSON.parse(read.text);
+      message = JSON.parse(read.text);
     } catch {
       return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON");
+    }
+    if (Array.isArray(message)) {
+      const rejected = batchRejection(req, message.length);
+      if (rejected) return rejected;
+      // The request itself was counted above; each further message counts as one more.
+      const limitedBatch =
+        message.length > 1 ? await rateLimitRejection(db, credential, message.length - 1) : undefined;
+      if (limitedBatch) return limitedBatch;
     }
 
     // A fresh handler per request: the credential is closed over, never carried in the Request.
@@ -191,7 +225,7 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     const response = await handler(
       new Request(req.url, { method: "POST", headers, body: read.text, signal: req.signal }),
     );
-    return wantsJsonOnly ? streamToJson(response) : response;
+    return wantsJsonOnly ? streamToJson(response, Array.isArray(message)) : response;
   });
 
   return async (req) => {

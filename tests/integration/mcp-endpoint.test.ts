@@ -8,7 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openDatabase, setDbForTesting } from "@/db";
-import { toolCalls } from "@/db/schema";
+import { rateLimits, toolCalls } from "@/db/schema";
 import { listRecentToolCalls } from "@/lib/activity";
 import { createApiKey, generateApiKey, revokeApiKey, rotateApiKey } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
@@ -395,6 +395,56 @@ describe("other refusals", () => {
       expect(Number(retryAfter)).toBeLessThanOrEqual(60);
       const other = await rpc(mcpUrl, initializeRequest("2025-06-18"), { apiKey: user("none").apiKey });
       expect(other.status).toBe(200);
+    } finally {
+      if (previous === undefined) delete process.env.RATE_LIMIT_PER_MINUTE;
+      else process.env.RATE_LIMIT_PER_MINUTE = previous;
+      resetEnvCache();
+    }
+  });
+});
+
+describe("JSON-RPC batches", () => {
+  const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+  const batchOf = (n: number) => Array.from({ length: n }, (_, i) => ping(i + 1));
+
+  it("under 2025-06-18 a batch is an invalid request (-32600), whatever its size", async () => {
+    for (const size of [1, 2]) {
+      const answer = await rpc(mcpUrl, batchOf(size), {
+        apiKey: user("active").apiKey,
+        headers: { "mcp-protocol-version": "2025-06-18" },
+      });
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer.body)).toMatchObject({
+        code: -32600,
+        message: expect.stringContaining("2025-06-18"),
+      });
+    }
+  });
+
+  it("under older revisions at most 20 messages, each counted against the rate limit", async () => {
+    const key = await createApiKey(getDb(), user("active").userId, "batches");
+    const headers = { "mcp-protocol-version": "2025-03-26" };
+    const tooMany = await rpc(mcpUrl, batchOf(21), { apiKey: key.key, headers });
+    expect(tooMany.status).toBe(400);
+    expect(errorOf(tooMany.body)).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining("at most 20"),
+    });
+
+    const previous = process.env.RATE_LIMIT_PER_MINUTE;
+    process.env.RATE_LIMIT_PER_MINUTE = "40";
+    resetEnvCache();
+    try {
+      const answer = await rpc(mcpUrl, batchOf(3), { apiKey: key.key, headers, accept: "application/json" });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual([1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, result: {} })));
+      const rows = await getDb()
+        .select({ count: rateLimits.count })
+        .from(rateLimits)
+        .where(eq(rateLimits.key, `api_key:${key.id}`));
+      // The refused batch counted once (as a request), the three pings three times; summed over
+      // windows in case a minute boundary fell between the requests.
+      expect(rows.reduce((n, r) => n + r.count, 0)).toBe(4);
     } finally {
       if (previous === undefined) delete process.env.RATE_LIMIT_PER_MINUTE;
       else process.env.RATE_LIMIT_PER_MINUTE = previous;
