@@ -14,7 +14,7 @@ import * as schema from "./schema";
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DriverKind = "pglite" | "pg" | "neon";
 
-interface Handle {
+export interface Handle {
   db: Database;
   kind: DriverKind;
   close: () => Promise<void>;
@@ -64,7 +64,8 @@ export async function openDatabase(options: {
     if (typeof WebSocket === "undefined") {
       neonConfig.webSocketConstructor = (await import("ws")).default;
     }
-    const pool = new Pool({ connectionString: options.url });
+    const pool = new Pool({ connectionString: options.url, ...poolBounds() });
+    pool.on("error", poolErrorListener);
     const db = drizzle({ client: pool, ...config });
     if (options.migrate) {
       const { migrate } = await import("drizzle-orm/neon-serverless/migrator");
@@ -74,13 +75,38 @@ export async function openDatabase(options: {
   }
   const { Pool } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
-  const pool = new Pool({ connectionString: options.url, max: getEnv().PG_POOL_MAX });
+  const pool = new Pool({ connectionString: options.url, max: getEnv().PG_POOL_MAX, ...poolBounds() });
+  pool.on("error", poolErrorListener);
   const db = drizzle({ client: pool, ...config });
   if (options.migrate) {
     const { migrate } = await import("drizzle-orm/node-postgres/migrator");
     await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   }
   return { db: db as unknown as Database, kind: "pg", close: () => pool.end() };
+}
+
+/**
+ * Every wait on the server is bounded, so a frozen or slow database fails requests fast (503)
+ * instead of hanging them: `connectionTimeoutMillis` bounds both opening a connection and waiting
+ * for a free one in the pool (the larger of the two settings), `statement_timeout` each statement
+ * on the server, `query_timeout` the same on our side when the server stops answering at all.
+ */
+function poolBounds() {
+  const env = getEnv();
+  return {
+    connectionTimeoutMillis: Math.max(env.DB_CONNECT_TIMEOUT_MS, env.DB_ACQUIRE_TIMEOUT_MS),
+    statement_timeout: env.DB_STATEMENT_TIMEOUT_MS,
+    query_timeout: env.DB_STATEMENT_TIMEOUT_MS + 1_000,
+  };
+}
+
+/**
+ * An idle pooled connection that drops (server restart, network cut) emits `error` on the pool;
+ * without a listener Node would crash the process. The pool discards that connection and the
+ * next request opens a new one.
+ */
+function poolErrorListener(error: Error): void {
+  console.error("A pooled database connection failed and was discarded:", error.name);
 }
 
 // One handle per process, kept on globalThis so `next dev` reloads do not open PGlite twice.

@@ -39,6 +39,10 @@ const envSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   PG_POOL_MAX: positiveInt(10),
+  /** Bounds on every database wait (milliseconds): opening a connection, waiting for a pooled one, one statement. */
+  DB_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  DB_ACQUIRE_TIMEOUT_MS: positiveInt(3_000),
+  DB_STATEMENT_TIMEOUT_MS: positiveInt(5_000),
   /** 32 bytes as base64 or 64 hex characters; optionally several as `version:key,…` (newest last). */
   ENCRYPTION_KEY: optionalString,
   AUTH_SECRET: optionalString,

@@ -1,0 +1,77 @@
+/**
+ * A TCP proxy in front of PostgreSQL that can cause the faults a real deployment meets:
+ * `freeze()` stops forwarding in both directions (a stalled server or a silent network; new
+ * connections are accepted and then hang too; bytes wait, they are not lost), `drop()` cuts every open connection (a restart),
+ * `heal()` forwards again. Tests point a real driver at `url` and cause the fault for real.
+ */
+import net, { type AddressInfo } from "node:net";
+
+export interface FaultProxy {
+  url: string;
+  freeze: () => void;
+  drop: () => void;
+  heal: () => void;
+  close: () => Promise<void>;
+}
+
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
+  const upstream = new URL(target);
+  let frozen = false;
+  const pairs = new Set<{ client: net.Socket; server: net.Socket }>();
+  const proxy = net.createServer((client) => {
+    const server = net.connect({ host: upstream.hostname, port: Number(upstream.port) || 5432 });
+    const pair = { client, server };
+    pairs.add(pair);
+    // While frozen nothing moves: both directions are paused, as by a stalled server or network.
+    client.pipe(server);
+    server.pipe(client);
+    if (frozen) {
+      client.pause();
+      server.pause();
+    }
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      server.destroy();
+    };
+    client.on("close", end).on("error", end);
+    server.on("close", end).on("error", end);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const { port } = proxy.address() as AddressInfo;
+  const url = new URL(target);
+  url.hostname = "127.0.0.1";
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    freeze: () => {
+      frozen = true;
+      for (const { client, server } of pairs) {
+        client.pause();
+        server.pause();
+      }
+    },
+    drop: () => {
+      for (const { client, server } of pairs) {
+        client.destroy();
+        server.destroy();
+      }
+      pairs.clear();
+    },
+    heal: () => {
+      frozen = false;
+      for (const { client, server } of pairs) {
+        client.resume();
+        server.resume();
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const { client, server } of pairs) {
+          client.destroy();
+          server.destroy();
+        }
+        proxy.close(() => resolve());
+      }),
+  };
+}
