@@ -6,14 +6,21 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Lets tests build into their own folder without touching the developer's .next.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
-  // The OAuth consent screen must not be framed by another site (clickjacking, RFC 6749 §10.13).
+  // Every page and answer: never framed by another site (clickjacking: the dashboard's buttons
+  // rotate and revoke keys and remove banks; the consent screen grants access, RFC 6749 §10.13),
+  // no MIME sniffing, and no full URL (with its query) sent to other sites.
   async headers() {
     return [
       {
-        source: "/oauth/:path*",
+        source: "/:path*",
         headers: [
           { key: "X-Frame-Options", value: "DENY" },
-          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          {
+            key: "Content-Security-Policy",
+            value: "frame-ancestors 'none'; base-uri 'self'; object-src 'none'",
+          },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
         ],
       },
     ];

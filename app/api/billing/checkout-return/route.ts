@@ -3,6 +3,7 @@ import { getSessionUser } from "@/lib/auth";
 import { completeCheckoutReturn } from "@/lib/billing/checkout";
 import { getEnv } from "@/lib/env";
 import { describeFailure } from "@/lib/errors";
+import { notAllowed } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 
@@ -23,3 +24,7 @@ export async function GET(request: Request): Promise<Response> {
     return Response.redirect(`${appUrl}/dashboard/billing?checkout=error`, 303);
   }
 }
+
+const otherMethods = notAllowed("GET");
+
+export { otherMethods as DELETE, otherMethods as PATCH, otherMethods as POST, otherMethods as PUT };

@@ -3,6 +3,7 @@ import { getDb } from "@/db";
 import { syncDueConnections } from "@/lib/banking/sync-due";
 import { getEnv } from "@/lib/env";
 import { describeFailure } from "@/lib/errors";
+import { notAllowed } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 // A batch of bank syncs can take a while; Vercel caps the function at this many seconds.
@@ -62,3 +63,7 @@ export async function GET(request: Request): Promise<Response> {
 export async function POST(request: Request): Promise<Response> {
   return run(request);
 }
+
+const otherMethods = notAllowed("GET", "POST");
+
+export { otherMethods as DELETE, otherMethods as PATCH, otherMethods as PUT };

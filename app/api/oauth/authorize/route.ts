@@ -1,4 +1,5 @@
 import { getDb } from "@/db";
+import { notAllowed } from "@/lib/http";
 import { decideConsent, errorPage } from "@/lib/oauth/consent";
 import { logOAuthFailure, OAuthError } from "@/lib/oauth/errors";
 import { readForm } from "@/lib/oauth/http";
@@ -15,3 +16,7 @@ export async function POST(request: Request) {
     return errorPage("Something went wrong on our side. Please try again.", 500);
   }
 }
+
+const otherMethods = notAllowed("POST");
+
+export { otherMethods as DELETE, otherMethods as GET, otherMethods as PATCH, otherMethods as PUT };

@@ -1,4 +1,5 @@
 import { getDb } from "@/db";
+import { notAllowed } from "@/lib/http";
 import { clientInformationResponse, registerClient } from "@/lib/oauth/clients";
 import { NO_STORE_HEADERS, oauthErrorResponse } from "@/lib/oauth/errors";
 import { preflightResponse, readJson, withCors } from "@/lib/oauth/http";
@@ -22,3 +23,7 @@ export async function POST(request: Request) {
     return withCors(oauthErrorResponse(error));
   }
 }
+
+const otherMethods = notAllowed("POST");
+
+export { otherMethods as DELETE, otherMethods as GET, otherMethods as PATCH, otherMethods as PUT };

@@ -1,3 +1,4 @@
+import { notAllowed } from "@/lib/http";
 import { NO_STORE_HEADERS, OAuthError } from "@/lib/oauth/errors";
 import { handleClientRequest, preflightResponse } from "@/lib/oauth/http";
 import { revokeToken } from "@/lib/oauth/tokens";
@@ -18,3 +19,7 @@ export async function POST(request: Request) {
     return new Response(null, { status: 200, headers: NO_STORE_HEADERS });
   });
 }
+
+const otherMethods = notAllowed("POST");
+
+export { otherMethods as DELETE, otherMethods as GET, otherMethods as PATCH, otherMethods as PUT };

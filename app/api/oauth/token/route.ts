@@ -1,3 +1,4 @@
+import { notAllowed } from "@/lib/http";
 import { NO_STORE_HEADERS, OAuthError } from "@/lib/oauth/errors";
 import { handleClientRequest, preflightResponse } from "@/lib/oauth/http";
 import { exchangeAuthorizationCode, refreshAccessToken } from "@/lib/oauth/tokens";
@@ -22,3 +23,7 @@ export async function POST(request: Request) {
     return Response.json(body, { headers: NO_STORE_HEADERS });
   });
 }
+
+const otherMethods = notAllowed("POST");
+
+export { otherMethods as DELETE, otherMethods as GET, otherMethods as PATCH, otherMethods as PUT };

@@ -4,6 +4,7 @@ import { linkConnection, reconnectConnection, requireConnection } from "@/lib/ba
 import { errorResponse, parseJsonBody, requirePlaidRouteUser } from "@/lib/banking/plaid/http";
 import type { SyncSummary } from "@/lib/banking/sync";
 import { AppError } from "@/lib/errors";
+import { notAllowed } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 // The first sync of a new bank reads up to two years of history.
@@ -51,3 +52,7 @@ export async function POST(request: Request): Promise<Response> {
     return errorResponse(error, "plaid exchange");
   }
 }
+
+const otherMethods = notAllowed("POST");
+
+export { otherMethods as DELETE, otherMethods as GET, otherMethods as PATCH, otherMethods as PUT };

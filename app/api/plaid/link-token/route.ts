@@ -3,6 +3,7 @@ import { getDb } from "@/db";
 import { createLinkTokenFor, requireConnection } from "@/lib/banking/connections";
 import { errorResponse, parseJsonBody, requirePlaidRouteUser } from "@/lib/banking/plaid/http";
 import { AppError } from "@/lib/errors";
+import { notAllowed } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 
@@ -37,3 +38,7 @@ export async function POST(request: Request): Promise<Response> {
     return errorResponse(error, "plaid link-token");
   }
 }
+
+const otherMethods = notAllowed("POST");
+
+export { otherMethods as DELETE, otherMethods as GET, otherMethods as PATCH, otherMethods as PUT };

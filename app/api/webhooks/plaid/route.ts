@@ -4,6 +4,7 @@ import { createPlaidWebhookVerifier } from "@/lib/banking/plaid/webhook-verify";
 import { applyPlaidWebhook, plaidDeliveryId, plaidWebhookSchema } from "@/lib/banking/plaid/webhooks";
 import { syncConnection } from "@/lib/banking/sync";
 import { describeFailure } from "@/lib/errors";
+import { notAllowed } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 
@@ -69,3 +70,7 @@ export async function POST(request: Request): Promise<Response> {
     return json(500, { error: "internal", message: "Something went wrong on our side. Please try again." });
   }
 }
+
+const otherMethods = notAllowed("POST");
+
+export { otherMethods as DELETE, otherMethods as GET, otherMethods as PATCH, otherMethods as PUT };

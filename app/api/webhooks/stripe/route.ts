@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
 import { processStripeEvent, verifyStripeEvent } from "@/lib/billing/stripe-webhook";
 import { describeFailure, toAppError } from "@/lib/errors";
+import { notAllowed } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 
@@ -17,3 +18,7 @@ export async function POST(request: Request): Promise<Response> {
     return appError.toResponse();
   }
 }
+
+const otherMethods = notAllowed("POST");
+
+export { otherMethods as DELETE, otherMethods as GET, otherMethods as PATCH, otherMethods as PUT };
