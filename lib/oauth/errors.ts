@@ -4,7 +4,7 @@
  * `{ error, error_description }` (RFC 6749 §5.2, RFC 7591 §3.2.2), the authorize step as a
  * redirect or an error page (RFC 6749 §4.1.2.1).
  */
-import { describeFailure } from "@/lib/errors";
+import { describeFailure, isDatabaseUnavailable } from "@/lib/errors";
 
 export type OAuthErrorCode =
   | "invalid_request"
@@ -46,6 +46,16 @@ export function logOAuthFailure(where: string, error: unknown): void {
 
 /** RFC 6749 §5.2 JSON error; unknown failures become a generic `server_error`. */
 export function oauthErrorResponse(error: unknown, init?: { basicChallenge?: boolean }): Response {
+  if (!(error instanceof OAuthError) && isDatabaseUnavailable(error)) {
+    logOAuthFailure("request (database unavailable)", error);
+    return Response.json(
+      {
+        error: "temporarily_unavailable",
+        error_description: "The service is briefly unavailable. Please retry in a few seconds.",
+      },
+      { status: 503, headers: { ...NO_STORE_HEADERS, "Retry-After": "5" } },
+    );
+  }
   if (!(error instanceof OAuthError)) {
     logOAuthFailure("request", error);
     return Response.json(

@@ -5,6 +5,7 @@
  */
 import { type Database, getDb } from "@/db";
 import type { OAuthClient } from "@/db/schema";
+import { findUnsafeText, hasUnsafeText } from "@/lib/safe-text";
 import { authenticateClient, readClientCredentials } from "./clients";
 import { OAuthError, oauthErrorResponse } from "./errors";
 
@@ -44,7 +45,15 @@ export async function readForm(request: Request): Promise<URLSearchParams> {
   if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
     throw new OAuthError("invalid_request", "Send the parameters as application/x-www-form-urlencoded.");
   }
-  return new URLSearchParams(await readBody(request));
+  const form = new URLSearchParams(await readBody(request));
+  for (const [name, value] of form) {
+    if (hasUnsafeText(name) || hasUnsafeText(value))
+      throw new OAuthError(
+        "invalid_request",
+        `Parameter ${JSON.stringify(name)} holds a NUL character or an unpaired surrogate.`,
+      );
+  }
+  return form;
 }
 
 /** Reads a JSON body (RFC 7591 §3.1). */
@@ -53,12 +62,20 @@ export async function readJson(request: Request): Promise<unknown> {
   if (!type.toLowerCase().startsWith("application/json")) {
     throw new OAuthError("invalid_client_metadata", "Send the client metadata as application/json.");
   }
+  let body: unknown;
   try {
-    return JSON.parse(await readBody(request));
+    body = JSON.parse(await readBody(request));
   } catch (error) {
     if (error instanceof OAuthError) throw error;
     throw new OAuthError("invalid_client_metadata", "The body is not valid JSON.");
   }
+  const unsafe = findUnsafeText(body);
+  if (unsafe !== null)
+    throw new OAuthError(
+      "invalid_client_metadata",
+      `Field ${JSON.stringify(unsafe)} holds a NUL character or an unpaired surrogate.`,
+    );
+  return body;
 }
 
 /** What an authenticated client request hands to its endpoint's own step. */

@@ -8,6 +8,7 @@ import { AUTHORIZATION_PARAMS, validateAuthorizationRequest } from "@/lib/oauth/
 import { signInRedirectUrl } from "@/lib/oauth/consent";
 import { isSupportedScope, OAUTH_SCOPES, parseScope } from "@/lib/oauth/scopes";
 import { consentCsrfToken, getConsentSession, SESSION_COOKIE_NAMES } from "@/lib/oauth/session";
+import { hasUnsafeText } from "@/lib/safe-text";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Connect an app · Ledgerlink", referrer: "same-origin" };
@@ -39,6 +40,13 @@ function ErrorScreen({ message }: { message: string }) {
 // GET /oauth/authorize – the authorization endpoint: validates the request and shows the consent screen
 export default async function AuthorizePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = toSearchParams(await searchParams);
+  const unsafe = [...params].find(([name, value]) => hasUnsafeText(name) || hasUnsafeText(value));
+  if (unsafe)
+    return (
+      <ErrorScreen
+        message={`The request's parameter ${JSON.stringify(unsafe[0])} holds a NUL character or an unpaired surrogate.`}
+      />
+    );
   const db = await getDb();
   const validation = await validateAuthorizationRequest(db, params);
   if (validation.kind === "page_error") return <ErrorScreen message={validation.message} />;

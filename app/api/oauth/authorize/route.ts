@@ -1,4 +1,5 @@
 import { getDb } from "@/db";
+import { isDatabaseUnavailable } from "@/lib/errors";
 import { notAllowed } from "@/lib/http";
 import { decideConsent, errorPage } from "@/lib/oauth/consent";
 import { logOAuthFailure, OAuthError } from "@/lib/oauth/errors";
@@ -13,6 +14,8 @@ export async function POST(request: Request) {
   } catch (error) {
     if (error instanceof OAuthError) return errorPage(error.message, error.status);
     logOAuthFailure("consent", error);
+    if (isDatabaseUnavailable(error))
+      return errorPage("Ledgerlink is briefly unavailable. Please try again in a few seconds.", 503);
     return errorPage("Something went wrong on our side. Please try again.", 500);
   }
 }

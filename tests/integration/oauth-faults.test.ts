@@ -1,0 +1,79 @@
+/**
+ * The OAuth endpoints off the happy path: text PostgreSQL refuses (NUL, lone surrogates) is an
+ * OAuth error naming the parameter before it reaches the database, and a database that cannot be
+ * reached answers 503 `temporarily_unavailable` with Retry-After (so the client retries), never a
+ * 500 `server_error`. The outage is real: a driver pointed at a port where nothing listens.
+ */
+import { describe, expect, it } from "vitest";
+import { openDatabase, setDbForTesting } from "@/db";
+import { useTestDatabase } from "../helpers/db";
+import { register, registerClient, revoke, token } from "../helpers/oauth";
+
+const getDb = useTestDatabase();
+
+async function oauthError(res: Response) {
+  return { status: res.status, ...((await res.json()) as { error: string; error_description: string }) };
+}
+
+describe("text the database refuses", () => {
+  // A form body is UTF-8: a lone surrogate cannot survive its encoding (it arrives as U+FFFD), so
+  // only NUL reaches the form endpoints; JSON escapes carry both.
+  it("token and revoke: a NUL character is invalid_request naming the parameter", async () => {
+    const bad = "abc\u0000def";
+    const client = await registerClient();
+    const answer = await oauthError(
+      await token({ grant_type: "authorization_code", code: bad, client_id: client.clientId }),
+    );
+    expect(answer).toMatchObject({ status: 400, error: "invalid_request" });
+    expect(answer.error_description).toContain('"code"');
+    const revoked = await oauthError(await revoke({ token: bad, client_id: client.clientId }));
+    expect(revoked).toMatchObject({ status: 400, error: "invalid_request" });
+    expect(revoked.error_description).toContain('"token"');
+  });
+
+  for (const [label, bad] of [
+    ["a NUL character", "abc\u0000def"],
+    ["a lone surrogate", "abc\ud800"],
+  ] as const) {
+    it(`register: ${label} in client metadata is invalid_client_metadata naming the field`, async () => {
+      const answer = await oauthError(
+        await register({
+          client_name: bad,
+          redirect_uris: ["http://127.0.0.1:49152/cb"],
+          token_endpoint_auth_method: "none",
+        }),
+      );
+      expect(answer).toMatchObject({ status: 400, error: "invalid_client_metadata" });
+      expect(answer.error_description).toContain('"client_name"');
+    });
+  }
+});
+
+describe("a database outage", () => {
+  it("token, revoke and register answer 503 temporarily_unavailable with Retry-After", async () => {
+    const client = await registerClient();
+    const working = getDb();
+    const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
+    setDbForTesting(broken);
+    try {
+      const answers = [
+        await token({ grant_type: "authorization_code", code: "llac_x", client_id: client.clientId }),
+        await revoke({ token: "llat_x", client_id: client.clientId }),
+        await register({
+          client_name: "During outage",
+          redirect_uris: ["http://127.0.0.1:49152/cb"],
+          token_endpoint_auth_method: "none",
+        }),
+      ];
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(answer.headers.get("cache-control")).toBe("no-store");
+        expect(await answer.json()).toMatchObject({ error: "temporarily_unavailable" });
+      }
+    } finally {
+      setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
+      await broken.close();
+    }
+  });
+});
