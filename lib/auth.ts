@@ -12,6 +12,8 @@
  * redirect in a layout or proxy is convenience, never security.
  */
 import { DrizzleAdapter } from "@auth/drizzle-adapter";
+import { sql } from "drizzle-orm";
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import NextAuth, { type DefaultSession, type NextAuthConfig } from "next-auth";
 import type { Provider } from "next-auth/providers";
@@ -19,7 +21,10 @@ import type { EmailConfig } from "next-auth/providers/email";
 import GitHub from "next-auth/providers/github";
 import { getDb } from "@/db";
 import { authAccounts, sessions, users, verificationTokens } from "@/db/schema";
+import { authLogger } from "@/lib/auth-logger";
 import { type Env, getEnv } from "@/lib/env";
+import { AppError, describeFailure } from "@/lib/errors";
+import { SESSION_COOKIE_NAMES } from "@/lib/oauth/session";
 
 declare module "next-auth" {
   interface Session {
@@ -100,6 +105,7 @@ async function buildConfig(): Promise<NextAuthConfig> {
     trustHost: true,
     providers,
     pages: { signIn: "/sign-in", verifyRequest: "/sign-in/check-email", error: "/sign-in" },
+    logger: authLogger,
     callbacks: {
       session({ session, user }) {
         session.user.id = user.id;
@@ -117,11 +123,19 @@ export interface SessionUser {
   name: string | null;
 }
 
-/** The signed-in user, or null. */
+/**
+ * The signed-in user, or null. Auth.js answers "no session" when the database fails too; a
+ * request that carries a session cookie then checks the database itself, so an outage is an
+ * error page (AppError `unavailable`) and the person stays signed in, never a trip to /sign-in.
+ */
 export async function getSessionUser(): Promise<SessionUser | null> {
   const session = await auth();
   const id = session?.user?.id;
-  if (!id) return null;
+  if (!id) {
+    const jar = await cookies();
+    if (SESSION_COOKIE_NAMES.some((name) => jar.has(name))) await assertDatabaseReachable();
+    return null;
+  }
   return { id, email: session.user.email ?? null, name: session.user.name ?? null };
 }
 
@@ -130,4 +144,13 @@ export async function requirePageUser(): Promise<SessionUser> {
   const user = await getSessionUser();
   if (!user) redirect("/sign-in");
   return user;
+}
+
+async function assertDatabaseReachable(): Promise<void> {
+  try {
+    await (await getDb()).execute(sql`select 1`);
+  } catch (error) {
+    console.error(`[auth] session check: database unavailable: ${describeFailure(error)}`);
+    throw new AppError("unavailable", "Ledgerlink is briefly unavailable. Please try again in a moment.");
+  }
 }

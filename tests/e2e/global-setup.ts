@@ -119,7 +119,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitForServer(
+export async function waitForServer(
   url: string,
   child: ChildProcess,
   logPath: string,
