@@ -3,7 +3,8 @@
  *
  * Rules:
  * - Bills are active outflow recurring streams projected by their frequency from their next
- *   date, plus card and loan due dates from the liabilities (minimum payment due). Streams in a
+ *   date, plus card and loan due dates from the liabilities with what remains to pay of the
+ *   minimum (a statement already paid is no bill; see `paymentStatus`). Streams in a
  *   transfer-kind category (e.g. credit-card payments) are left out, since the card's due date
  *   stands for them; a loan's due date is left out when a recurring `loan_payments` stream
  *   already stands for loan payments.
@@ -16,7 +17,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts } from "@/db/schema";
 import { categoryKind } from "./categories";
-import { listDebts } from "./liabilities";
+import { listDebts, paymentStatus } from "./liabilities";
 import { toCents } from "./money";
 import { addDays, type DateRange } from "./periods";
 import { listStreams, projectDates } from "./recurring";
@@ -101,7 +102,9 @@ export async function getUpcomingBills(
     if (!d.nextPaymentDueDate || d.nextPaymentDueDate < window.start || d.nextPaymentDueDate > window.end)
       continue;
     if (d.kind !== "credit" && hasLoanStream) continue;
-    const due = d.minimumPaymentCents ?? 0;
+    // A statement already paid (or its minimum covered) is no bill; what remains is (liabilities.ts).
+    const due = paymentStatus(d, today).dueCents;
+    if (due === 0) continue;
     bills.push({
       date: d.nextPaymentDueDate,
       name: `${d.name} payment due`,

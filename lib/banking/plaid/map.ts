@@ -331,8 +331,12 @@ export function mapLiabilities(l: PlaidLiabilitiesLike): ProviderLiability[] {
       isOverdue: c.is_overdue === true,
       originationPrincipalMinor: null,
       maturityDate: null,
+      // The statement date decides whether the bill is paid (lib/finance/liabilities.ts), so it is
+      // kept even when the card reports no APRs.
       details:
-        aprs.length > 0 ? { aprs, last_statement_issue_date: c.last_statement_issue_date ?? null } : null,
+        aprs.length > 0 || c.last_statement_issue_date
+          ? { aprs, last_statement_issue_date: c.last_statement_issue_date ?? null }
+          : null,
     });
   }
   for (const s of l.student ?? []) {

@@ -1,6 +1,6 @@
 /** Tool 9: credit cards and loans with their terms, total debt and weighted APR. */
 import { z } from "zod";
-import { LIABILITY_KINDS, listDebts, weightedApr } from "@/lib/finance/liabilities";
+import { LIABILITY_KINDS, listDebts, paymentStatus, weightedApr } from "@/lib/finance/liabilities";
 import { ratio, toAmount } from "@/lib/finance/money";
 import { todayIn } from "@/lib/finance/periods";
 import { defineTool } from "../define-tool";
@@ -76,13 +76,8 @@ export const getLiabilitiesTool = defineTool({
     const loanDebt = sum(loans.map((l) => l.balanceCents));
     const cardLimits = sum(cards.filter((c) => c.limitCents !== null).map((c) => c.limitCents ?? 0));
     const cardDebtWithLimit = sum(cards.filter((c) => c.limitCents !== null).map((c) => c.balanceCents));
-    // Overdue: the provider's flag, or a due date already past with a payment still due.
-    const overdue = (d: (typeof debts)[number]) =>
-      d.isOverdue ||
-      (d.nextPaymentDueDate !== null &&
-        d.nextPaymentDueDate < today &&
-        (d.minimumPaymentCents ?? 0) > 0 &&
-        (d.lastPaymentDate === null || d.lastPaymentDate < d.nextPaymentDueDate));
+    // Overdue: the due date has passed and the minimum was not received (lib/finance/liabilities.ts).
+    const overdue = (d: (typeof debts)[number]) => paymentStatus(d, today).overdue;
     return {
       data: {
         credit_cards: cards.map((c) => ({
