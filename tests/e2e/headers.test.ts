@@ -42,3 +42,28 @@ describe.skipIf(Boolean(skipReason))("security headers", () => {
     });
   }
 });
+
+describe.skipIf(Boolean(skipReason))("Auth.js routes with odd query strings", () => {
+  for (const path of [
+    "/api/auth/session?callbackUrl=x",
+    "/api/auth/session?callbackUrl=https://evil.example/",
+    "/api/auth/csrf?callbackUrl=%00",
+    "/api/auth/signin?callbackUrl=javascript:alert(1)",
+    "/api/auth/providers?callbackUrl=//evil.example",
+  ]) {
+    it(`${path}: never a server error, never a redirect off-site`, async () => {
+      const answer = await fetch(`${inject("e2eBaseUrl")}${path}`, { redirect: "manual" });
+      expect(answer.status).toBeLessThan(500);
+      const location = answer.headers.get("location");
+      if (location)
+        expect(new URL(location, inject("e2eBaseUrl")).origin).toBe(new URL(inject("e2eBaseUrl")).origin);
+    });
+  }
+
+  it("a bad callback-url cookie is no server error either", async () => {
+    const answer = await fetch(`${inject("e2eBaseUrl")}/api/auth/session`, {
+      headers: { cookie: "authjs.callback-url=x" },
+    });
+    expect(answer.status).toBe(200);
+  });
+});
