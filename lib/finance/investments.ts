@@ -142,10 +142,18 @@ export interface InvestmentTransactionRow {
 export async function listInvestmentTransactions(
   db: Database,
   userId: string,
-  options: { range: DateRange; accountIds?: string[] | undefined; limit: number; offset: number },
+  options: {
+    range: DateRange;
+    accountIds?: string[] | undefined;
+    limit: number;
+    /** `[date, id]` of the previous page's last row: this page starts strictly after it. */
+    after: readonly (string | number)[] | null;
+  },
 ): Promise<{
   rows: InvestmentTransactionRow[];
   hasMore: boolean;
+  /** `[date, id]` of this page's last row, when more rows follow. */
+  nextKey: [string, string] | null;
   total: number;
   byType: Array<{ type: string; cents: number; count: number }>;
 }> {
@@ -158,6 +166,13 @@ export async function listInvestmentTransactions(
     conditions.push(inArray(investmentTransactions.accountId, options.accountIds));
   }
   const where = and(...conditions);
+  const [afterDate, afterId] = options.after ?? [];
+  const pageWhere = options.after
+    ? and(
+        where,
+        sql`(${investmentTransactions.date}, ${investmentTransactions.id}) < (${afterDate}::date, ${afterId})`,
+      )
+    : where;
   const [rows, byType] = await Promise.all([
     db
       .select({
@@ -176,10 +191,9 @@ export async function listInvestmentTransactions(
       .from(investmentTransactions)
       .innerJoin(bankAccounts, eq(bankAccounts.id, investmentTransactions.accountId))
       .leftJoin(securities, eq(securities.id, investmentTransactions.securityId))
-      .where(where)
+      .where(pageWhere)
       .orderBy(desc(investmentTransactions.date), desc(investmentTransactions.id))
-      .limit(options.limit + 1)
-      .offset(options.offset),
+      .limit(options.limit + 1),
     db
       .select({
         type: investmentTransactions.type,
@@ -192,6 +206,7 @@ export async function listInvestmentTransactions(
       .orderBy(investmentTransactions.type),
   ]);
   const summary = byType.map((r) => ({ type: r.type, cents: toCents(r.cents), count: toCents(r.count) }));
+  const last = rows[options.limit - 1];
   return {
     rows: rows.slice(0, options.limit).map((r) => ({
       id: r.id,
@@ -207,6 +222,7 @@ export async function listInvestmentTransactions(
       feesCents: toCentsOrNull(r.fees),
     })),
     hasMore: rows.length > options.limit,
+    nextKey: rows.length > options.limit && last ? [last.date, last.id] : null,
     total: summary.reduce((n, r) => n + r.count, 0),
     byType: summary,
   };

@@ -8,9 +8,11 @@
  * `include_pending`) rather than the income/spending rules of lib/finance/rules.ts. A purchase is
  * one row whether pending or posted (the sync replaces the pending row; rules.ts, rule 3).
  *
- * Paging uses an offset wrapped in an opaque base64url cursor that also carries a fingerprint of
- * the filters and sort, so a cursor from another query (or a garbled one) is refused instead of
- * silently returning the wrong rows.
+ * Paging is by keyset: the opaque base64url cursor carries the last row's sort key and id, and
+ * the next page starts strictly after it, so rows added or removed between two pages never make
+ * an unchanged row repeat or go missing (an offset would shift). The cursor also carries a
+ * fingerprint of the user, filters and sort, so a cursor from another query, another user or a
+ * garbled one is refused instead of silently returning the wrong rows.
  */
 import { createHash } from "node:crypto";
 import { and, asc, desc, eq, gte, inArray, lte, or, type SQL, sql } from "drizzle-orm";
@@ -70,10 +72,14 @@ export function transactionConditions(userId: string, f: TransactionFilter): SQL
 
 // ───────────────────────────── cursor ─────────────────────────────
 
+/** The position a page ends at: the last row's sort key, id last. */
+export type CursorKey = readonly (string | number)[];
+type KeyPart = "string" | "number" | "date";
+
 interface CursorPayload {
-  /** Offset of the next row. */
-  o: number;
-  /** Fingerprint of the filters and sort the cursor belongs to. */
+  /** The last row's sort key. */
+  k: CursorKey;
+  /** Fingerprint of the user, filters and sort the cursor belongs to. */
   f: string;
 }
 
@@ -95,15 +101,25 @@ export function filterFingerprint(userId: string, filter: TransactionFilter, sor
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 16);
 }
 
-/** An opaque `page.next_cursor`: the next offset, tied to the query by its fingerprint. */
-export function encodeCursor(offset: number, fingerprint: string): string {
-  return Buffer.from(JSON.stringify({ o: offset, f: fingerprint } satisfies CursorPayload)).toString(
+/** An opaque `page.next_cursor`: where the page ended, tied to the query by its fingerprint. */
+export function encodeCursor(key: CursorKey, fingerprint: string): string {
+  return Buffer.from(JSON.stringify({ k: key, f: fingerprint } satisfies CursorPayload)).toString(
     "base64url",
   );
 }
 
-/** The offset a cursor points at; `invalid_input` naming `cursor` when it is garbled or from another query. */
-export function decodeCursor(cursor: string, fingerprint: string): number {
+const fitsPart = (value: unknown, part: KeyPart) =>
+  part === "number"
+    ? typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+    : typeof value === "string" &&
+      value.length <= 200 &&
+      (part === "string" || (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))));
+
+/**
+ * The sort key a cursor ends at, checked against the parts the query's sort expects;
+ * `invalid_input` naming `cursor` when it is garbled, tampered or from another query or user.
+ */
+export function decodeCursor(cursor: string, fingerprint: string, shape: readonly KeyPart[]): CursorKey {
   const invalid = () =>
     new AppError(
       "invalid_input",
@@ -117,19 +133,17 @@ export function decodeCursor(cursor: string, fingerprint: string): number {
   } catch {
     throw invalid();
   }
-  if (
-    typeof payload !== "object" ||
-    payload === null ||
-    !("o" in payload) ||
-    !("f" in payload) ||
-    typeof payload.o !== "number" ||
-    !Number.isSafeInteger(payload.o) ||
-    payload.o < 0 ||
-    payload.f !== fingerprint
-  ) {
+  if (typeof payload !== "object" || payload === null || !("k" in payload) || !("f" in payload))
     throw invalid();
-  }
-  return payload.o;
+  const { k, f } = payload as { k: unknown; f: unknown };
+  if (f !== fingerprint || !Array.isArray(k) || k.length !== shape.length) throw invalid();
+  if (!k.every((value, i) => fitsPart(value, shape[i] as KeyPart))) throw invalid();
+  return k as CursorKey;
+}
+
+/** The key parts of each sort: `[date, id]`, or `[abs amount in minor units, date, id]`. */
+export function cursorShape(sort: TransactionSort): readonly KeyPart[] {
+  return sort === "date_desc" || sort === "date_asc" ? ["date", "string"] : ["number", "date", "string"];
 }
 
 // ───────────────────────────── search ─────────────────────────────
@@ -149,8 +163,25 @@ export interface TransactionRow {
 export interface SearchResult {
   transactions: TransactionRow[];
   summary: { count: number; inflow: number; outflow: number; net: number };
-  nextOffset: number | null;
+  /** Where the page ended, when more rows follow. */
+  nextKey: CursorKey | null;
   totalCount: number;
+}
+
+/** Rows strictly after `after` in the order of `sort` (the keyset condition). */
+function afterKey(sort: TransactionSort, after: CursorKey): SQL {
+  const abs = sql`abs(${transactions.amountMinor})`;
+  const [a, b, c] = after;
+  switch (sort) {
+    case "date_desc":
+      return sql`(${transactions.date}, ${transactions.id}) < (${a}::date, ${b})`;
+    case "date_asc":
+      return sql`(${transactions.date}, ${transactions.id}) > (${a}::date, ${b})`;
+    case "amount_desc":
+      return sql`(${abs} < ${a} or (${abs} = ${a} and (${transactions.date}, ${transactions.id}) < (${b}::date, ${c})))`;
+    case "amount_asc":
+      return sql`(${abs} > ${a} or (${abs} = ${a} and (${transactions.date}, ${transactions.id}) < (${b}::date, ${c})))`;
+  }
 }
 
 function orderBy(sort: TransactionSort): SQL[] {
@@ -171,9 +202,10 @@ export async function searchTransactions(
   db: Database,
   userId: string,
   filter: TransactionFilter,
-  options: { sort: TransactionSort; limit: number; offset: number },
+  options: { sort: TransactionSort; limit: number; after: CursorKey | null },
 ): Promise<SearchResult> {
   const where = and(...transactionConditions(userId, filter));
+  const pageWhere = options.after ? and(where, afterKey(options.sort, options.after)) : where;
   const [rows, totals] = await Promise.all([
     db
       .select({
@@ -189,10 +221,9 @@ export async function searchTransactions(
       })
       .from(transactions)
       .innerJoin(bankAccounts, eq(bankAccounts.id, transactions.accountId))
-      .where(where)
+      .where(pageWhere)
       .orderBy(...orderBy(options.sort))
-      .limit(options.limit + 1)
-      .offset(options.offset),
+      .limit(options.limit + 1),
     db
       .select({
         count: sql<string>`count(*)`,
@@ -204,6 +235,7 @@ export async function searchTransactions(
   ]);
   const hasMore = rows.length > options.limit;
   const page = rows.slice(0, options.limit);
+  const last = page.at(-1);
   const count = toCents(totals[0]?.count);
   const inflow = toCents(totals[0]?.inflow);
   const outflow = toCents(totals[0]?.outflow);
@@ -220,7 +252,13 @@ export async function searchTransactions(
       is_transfer: r.isTransfer,
     })),
     summary: { count, inflow: toAmount(inflow), outflow: toAmount(outflow), net: toAmount(inflow + outflow) },
-    nextOffset: hasMore ? options.offset + options.limit : null,
+    nextKey: hasMore && last ? keyOf(options.sort, last) : null,
     totalCount: count,
   };
+}
+
+function keyOf(sort: TransactionSort, row: { date: string; id: string; amountMinor: unknown }): CursorKey {
+  return sort === "date_desc" || sort === "date_asc"
+    ? [row.date, row.id]
+    : [Math.abs(toCents(row.amountMinor)), row.date, row.id];
 }

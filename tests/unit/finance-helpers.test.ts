@@ -4,7 +4,7 @@ import { weightedApr } from "@/lib/finance/liabilities";
 import { ratio, toAmount, toCents } from "@/lib/finance/money";
 import { equivalents, latestPriceChange, nextOccurrence, projectDates } from "@/lib/finance/recurring";
 import { bucketsOf } from "@/lib/finance/spending";
-import { decodeCursor, encodeCursor, escapeLike } from "@/lib/finance/transactions";
+import { cursorShape, decodeCursor, encodeCursor, escapeLike } from "@/lib/finance/transactions";
 
 describe("money", () => {
   it("reads driver integers of every kind and refuses fractions", () => {
@@ -100,19 +100,25 @@ describe("search helpers", () => {
     expect(escapeLike("100%_off\\")).toBe("100\\%\\_off\\\\");
   });
 
-  it("round-trips a cursor and refuses one of another query or a garbled one", () => {
-    const cursor = encodeCursor(150, "fp-a");
+  it("round-trips a keyset cursor and refuses one of another query, a tampered or a garbled one", () => {
+    const key = [4_250, "2025-11-03", "txn-1"] as const;
+    const shape = cursorShape("amount_desc");
+    const cursor = encodeCursor(key, "fp-a");
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(cursor, "fp-a")).toBe(150);
+    expect(decodeCursor(cursor, "fp-a", shape)).toEqual(key);
+    const payload = (k: unknown) => Buffer.from(JSON.stringify({ k, f: "fp-a" })).toString("base64url");
     for (const [bad, fp] of [
       [cursor, "fp-b"],
       ["%%%", "fp-a"],
       [Buffer.from("[1,2]").toString("base64url"), "fp-a"],
-      [Buffer.from('{"o":-1,"f":"fp-a"}').toString("base64url"), "fp-a"],
-      [Buffer.from('{"o":1.5,"f":"fp-a"}').toString("base64url"), "fp-a"],
+      [payload([-1, "2025-11-03", "txn-1"]), "fp-a"],
+      [payload([1.5, "2025-11-03", "txn-1"]), "fp-a"],
+      [payload([1, "2025-13-45", "txn-1"]), "fp-a"],
+      [payload([1, "2025-11-03'; drop table", "txn-1"]), "fp-a"],
+      [payload(["2025-11-03", "txn-1"]), "fp-a"],
     ] as const) {
       try {
-        decodeCursor(bad, fp);
+        decodeCursor(bad, fp, shape);
         expect.unreachable();
       } catch (error) {
         expect(error).toBeInstanceOf(AppError);

@@ -109,7 +109,16 @@ export const getInvestmentsTool = defineTool({
       )
       .digest("base64url")
       .slice(0, 16);
-    const offset = args.cursor ? decodeCursor(args.cursor, fingerprint) : 0;
+    // Transactions page by keyset ([date, id] of the last row: rows synced between pages never
+    // repeat); holdings are one snapshot the sync replaces whole, paged by position.
+    const after =
+      args.cursor && args.view === "transactions"
+        ? decodeCursor(args.cursor, fingerprint, ["date", "string"])
+        : null;
+    const offset =
+      args.cursor && args.view !== "transactions"
+        ? Number(decodeCursor(args.cursor, fingerprint, ["number"])[0])
+        : 0;
 
     if (args.view === "allocation") {
       const allocation = await getAllocation(ctx.db, ctx.userId, args.account_ids);
@@ -128,7 +137,7 @@ export const getInvestmentsTool = defineTool({
         range,
         accountIds: args.account_ids,
         limit: args.limit,
-        offset,
+        after,
       });
       return {
         data: {
@@ -154,7 +163,7 @@ export const getInvestmentsTool = defineTool({
           })),
         },
         page: {
-          ...(result.hasMore ? { next_cursor: encodeCursor(offset + args.limit, fingerprint) } : {}),
+          ...(result.nextKey ? { next_cursor: encodeCursor(result.nextKey, fingerprint) } : {}),
           has_more: result.hasMore,
           total_count: result.total,
         },
@@ -185,7 +194,7 @@ export const getInvestmentsTool = defineTool({
         }),
       },
       page: {
-        ...(hasMore ? { next_cursor: encodeCursor(offset + args.limit, fingerprint) } : {}),
+        ...(hasMore ? { next_cursor: encodeCursor([offset + args.limit], fingerprint) } : {}),
         has_more: hasMore,
         total_count: all.length,
       },

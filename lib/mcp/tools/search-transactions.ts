@@ -4,6 +4,7 @@ import { AppError } from "@/lib/errors";
 import { CATEGORY_IDS } from "@/lib/finance/categories";
 import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
 import {
+  cursorShape,
   decodeCursor,
   encodeCursor,
   filterFingerprint,
@@ -123,17 +124,17 @@ export const searchTransactionsTool = defineTool({
       excludeTransfers: args.exclude_transfers,
     };
     const fingerprint = filterFingerprint(ctx.userId, filter, args.sort);
-    const offset = args.cursor ? decodeCursor(args.cursor, fingerprint) : 0;
+    const after = args.cursor ? decodeCursor(args.cursor, fingerprint, cursorShape(args.sort)) : null;
     const result = await searchTransactions(ctx.db, ctx.userId, filter, {
       sort: args.sort,
       limit: args.limit,
-      offset,
+      after,
     });
     return {
       data: { range, transactions: result.transactions, summary: result.summary },
       page: {
-        ...(result.nextOffset !== null ? { next_cursor: encodeCursor(result.nextOffset, fingerprint) } : {}),
-        has_more: result.nextOffset !== null,
+        ...(result.nextKey !== null ? { next_cursor: encodeCursor(result.nextKey, fingerprint) } : {}),
+        has_more: result.nextKey !== null,
         total_count: result.totalCount,
       },
     };
