@@ -7,7 +7,7 @@
  *   later presentation of a used refresh token is reuse and revokes the whole grant;
  * - tokens are opaque; only their SHA-256 is stored.
  */
-import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type OAuthClient, oauthClients, oauthCodes, oauthGrants, oauthTokens } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
@@ -191,6 +191,9 @@ export async function exchangeAuthorizationCode(
 }
 
 /** grant_type=refresh_token, with rotation and reuse detection. */
+/** How long a rotated refresh token still works (security.md: retried and parallel refreshes). */
+export const REFRESH_GRACE_SECONDS = 30;
+
 export async function refreshAccessToken(
   db: Database,
   client: OAuthClient,
@@ -224,14 +227,17 @@ export async function refreshAccessToken(
   const scope = requested.length > 0 ? requested.join(" ") : row.scope;
 
   const now = new Date();
+  const graceStart = new Date(now.getTime() - REFRESH_GRACE_SECONDS * 1000);
   const result = await db.transaction(async (tx) => {
+    // Unused, or rotated within the grace: a client that retries a refresh (its answer lost) or
+    // refreshes twice in parallel gets a working pair of the same grant instead of a logout.
     const [rotated] = await tx
       .update(oauthTokens)
-      .set({ usedAt: now })
+      .set({ usedAt: sql`coalesce(${oauthTokens.usedAt}, ${now})` })
       .where(
         and(
           eq(oauthTokens.id, row.id),
-          isNull(oauthTokens.usedAt),
+          or(isNull(oauthTokens.usedAt), gt(oauthTokens.usedAt, graceStart)),
           isNull(oauthTokens.revokedAt),
           gt(oauthTokens.expiresAt, now),
         ),
@@ -266,7 +272,8 @@ export async function refreshAccessToken(
   });
   if (result === "grant_revoked") throw new OAuthError("invalid_grant", "The user revoked this app.");
   if (result) return result;
-  // Not rotated: re-read to tell reuse (revoke the grant) from plain expiry or revocation.
+  // Not rotated: re-read to tell reuse after the grace (revoke the grant, RFC 9700 §4.14.2) from
+  // plain expiry or revocation.
   const [after] = await db
     .select({ usedAt: oauthTokens.usedAt, revokedAt: oauthTokens.revokedAt })
     .from(oauthTokens)
