@@ -5,6 +5,9 @@ import { defineConfig } from "vitest/config";
 // PostgreSQL server when TEST_DATABASE_URL is set. Browser tests (tests/e2e) run once, against
 // the production build.
 const alias = { "@": path.resolve(import.meta.dirname) };
+// The suites make hundreds of OAuth requests a minute from one address; tests of the per-address
+// limit set their own small limits.
+const manyOAuthRequests = { OAUTH_REGISTER_PER_MINUTE: "100000", OAUTH_TOKEN_PER_MINUTE: "100000" };
 const suites = ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"];
 
 export default defineConfig({
@@ -16,7 +19,7 @@ export default defineConfig({
         test: {
           name: "pglite",
           include: suites,
-          env: { LEDGERLINK_TEST_DB: "pglite" },
+          env: { LEDGERLINK_TEST_DB: "pglite", ...manyOAuthRequests },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -28,7 +31,7 @@ export default defineConfig({
               test: {
                 name: "postgres",
                 include: suites,
-                env: { LEDGERLINK_TEST_DB: "postgres" },
+                env: { LEDGERLINK_TEST_DB: "postgres", ...manyOAuthRequests },
                 globalSetup: ["tests/helpers/postgres-setup.ts"],
                 testTimeout: 60_000,
                 hookTimeout: 120_000,

@@ -85,6 +85,9 @@ const envSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
   RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  /** Per client IP and minute at the OAuth endpoints (429 with Retry-After beyond). */
+  OAUTH_REGISTER_PER_MINUTE: positiveInt(20),
+  OAUTH_TOKEN_PER_MINUTE: positiveInt(60),
 });
 
 export type Env = z.infer<typeof envSchema>;

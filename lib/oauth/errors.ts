@@ -19,17 +19,23 @@ export type OAuthErrorCode =
   | "consent_required"
   | "server_error"
   | "invalid_redirect_uri"
-  | "invalid_client_metadata";
+  | "invalid_client_metadata"
+  /** Too many requests from this address (429 with Retry-After). */
+  | "slow_down";
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
   readonly status: number;
 
-  constructor(error: OAuthErrorCode, description: string, status?: number) {
+  /** Seconds for `Retry-After` (rate limits). */
+  readonly retryAfter: number | undefined;
+
+  constructor(error: OAuthErrorCode, description: string, status?: number, retryAfter?: number) {
     super(description);
     this.name = "OAuthError";
     this.error = error;
     this.status = status ?? (error === "invalid_client" ? 401 : error === "server_error" ? 500 : 400);
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -65,6 +71,7 @@ export function oauthErrorResponse(error: unknown, init?: { basicChallenge?: boo
   }
   const headers: Record<string, string> = { ...NO_STORE_HEADERS };
   if (error.status === 401 && init?.basicChallenge) headers["WWW-Authenticate"] = 'Basic realm="ledgerlink"';
+  if (error.retryAfter !== undefined) headers["Retry-After"] = String(error.retryAfter);
   return Response.json(
     { error: error.error, error_description: error.message },
     { status: error.status, headers },

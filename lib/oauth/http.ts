@@ -5,6 +5,8 @@
  */
 import { type Database, getDb } from "@/db";
 import type { OAuthClient } from "@/db/schema";
+import { getEnv } from "@/lib/env";
+import { consumeRateLimit } from "@/lib/rate-limit";
 import { findUnsafeText, hasUnsafeText } from "@/lib/safe-text";
 import { authenticateClient, readClientCredentials } from "./clients";
 import { OAuthError, oauthErrorResponse } from "./errors";
@@ -94,6 +96,7 @@ export interface ClientRequest {
 export async function handleClientRequest(
   request: Request,
   handle: (call: ClientRequest) => Promise<Response>,
+  options: { limit?: "token" } = {},
 ): Promise<Response> {
   let viaBasic = false;
   try {
@@ -101,9 +104,41 @@ export async function handleClientRequest(
     const credentials = readClientCredentials(request, form);
     viaBasic = credentials.viaBasic;
     const db = await getDb();
+    if (options.limit) await limitByAddress(db, request, options.limit);
     const client = await authenticateClient(db, credentials);
     return withCors(await handle({ db, client, form }));
   } catch (error) {
     return withCors(oauthErrorResponse(error, { basicChallenge: viaBasic }));
+  }
+}
+
+/**
+ * The caller's address: the first `X-Forwarded-For` hop (set by the platform in front of the
+ * app), else `X-Real-IP`; requests without either share one bucket.
+ */
+export function clientAddress(request: Request): string {
+  const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  return forwarded || request.headers.get("x-real-ip")?.trim() || "unknown";
+}
+
+/**
+ * Counts the request against the per-address limit of `endpoint` (`register` or `token`);
+ * beyond it, an OAuth error with 429 and Retry-After.
+ */
+export async function limitByAddress(
+  db: Database,
+  request: Request,
+  endpoint: "register" | "token",
+): Promise<void> {
+  const env = getEnv();
+  const limit = endpoint === "register" ? env.OAUTH_REGISTER_PER_MINUTE : env.OAUTH_TOKEN_PER_MINUTE;
+  const decision = await consumeRateLimit(db, `oauth_${endpoint}:${clientAddress(request)}`, limit);
+  if (!decision.allowed) {
+    throw new OAuthError(
+      "slow_down",
+      `Too many requests: at most ${limit} per minute from one address. Retry after ${decision.retryAfterSeconds} s.`,
+      429,
+      decision.retryAfterSeconds,
+    );
   }
 }

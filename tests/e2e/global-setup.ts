@@ -190,6 +190,9 @@ export default async function setup(project: TestProject) {
       BILLING: "local",
       EMAIL_TRANSPORT: "log",
       ALLOW_SANDBOX_REAUTH: "1",
+      // The browser tests register and refresh many OAuth clients from one address.
+      OAUTH_REGISTER_PER_MINUTE: "100000",
+      OAUTH_TOKEN_PER_MINUTE: "100000",
       AUTH_SECRET: randomBytes(32).toString("base64"),
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       // Next rewrites 127.0.0.1 to localhost; Auth.js builds links from AUTH_URL (APP_URL).

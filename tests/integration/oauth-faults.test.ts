@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { openDatabase, setDbForTesting } from "@/db";
+import { resetEnvCache } from "@/lib/env";
 import { useTestDatabase } from "../helpers/db";
 import { register, registerClient, revoke, token } from "../helpers/oauth";
 
@@ -74,6 +75,61 @@ describe("a database outage", () => {
     } finally {
       setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
       await broken.close();
+    }
+  });
+});
+
+describe("per-address rate limits", () => {
+  it("register and token answer 429 with Retry-After past their limit; other addresses are unaffected", async () => {
+    const saved = {
+      register: process.env.OAUTH_REGISTER_PER_MINUTE,
+      token: process.env.OAUTH_TOKEN_PER_MINUTE,
+    };
+    process.env.OAUTH_REGISTER_PER_MINUTE = "2";
+    process.env.OAUTH_TOKEN_PER_MINUTE = "2";
+    resetEnvCache();
+    const { POST: registerPost } = await import("@/app/api/oauth/register/route");
+    const { POST: tokenPost } = await import("@/app/api/oauth/token/route");
+    const address = `203.0.113.${Math.floor(Math.random() * 250) + 1}, 10.0.0.1`;
+    const registerFrom = (ip: string) =>
+      registerPost(
+        new Request("http://localhost:3000/api/oauth/register", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": ip },
+          body: JSON.stringify({
+            client_name: "Limited",
+            redirect_uris: ["http://127.0.0.1:49152/cb"],
+            token_endpoint_auth_method: "none",
+          }),
+        }),
+      );
+    const tokenFrom = (ip: string) =>
+      tokenPost(
+        new Request("http://localhost:3000/api/oauth/token", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": ip },
+          body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "x", client_id: "nobody" }),
+        }),
+      );
+    try {
+      for (const send of [registerFrom, tokenFrom]) {
+        // A window boundary may fall between the requests: within three more, one is refused.
+        const statuses: number[] = [];
+        let refused: Response | undefined;
+        for (let i = 0; i < 5 && !refused; i++) {
+          const answer = await send(address);
+          statuses.push(answer.status);
+          if (answer.status === 429) refused = answer;
+        }
+        expect(refused, JSON.stringify(statuses)).toBeDefined();
+        expect(Number(refused?.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(await refused?.json()).toMatchObject({ error: "slow_down" });
+        expect((await send("198.51.100.7")).status).not.toBe(429);
+      }
+    } finally {
+      process.env.OAUTH_REGISTER_PER_MINUTE = saved.register;
+      process.env.OAUTH_TOKEN_PER_MINUTE = saved.token;
+      resetEnvCache();
     }
   });
 });
