@@ -83,7 +83,7 @@ const envSchema = z.object({
   AUTH_GITHUB_ID: optionalString,
   AUTH_GITHUB_SECRET: optionalString,
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
-  OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(90 * 24 * 3600),
   RATE_LIMIT_PER_MINUTE: positiveInt(120),
   /** Per client IP and minute at the OAuth endpoints (429 with Retry-After beyond). */
   OAUTH_REGISTER_PER_MINUTE: positiveInt(20),

@@ -11,7 +11,7 @@ import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type OAuthClient, oauthClients, oauthCodes, oauthGrants, oauthTokens } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
-import { getOAuthConfig } from "./config";
+import { GRANT_MAX_AGE_DAYS, getOAuthConfig } from "./config";
 import { OAuthError } from "./errors";
 import { checkPkce } from "./pkce";
 import { parseScope } from "./scopes";
@@ -252,10 +252,11 @@ export async function refreshAccessToken(
           eq(oauthGrants.id, rotated.grantId),
           eq(oauthGrants.userId, rotated.userId),
           isNull(oauthGrants.revokedAt),
+          gt(oauthGrants.createdAt, new Date(now.getTime() - GRANT_MAX_AGE_DAYS * 86_400_000)),
         ),
       )
       .returning({ id: oauthGrants.id });
-    if (!grant) return "grant_revoked" as const;
+    if (!grant) return "grant_ended" as const;
     return issueTokens(
       tx,
       {
@@ -270,7 +271,11 @@ export async function refreshAccessToken(
       now,
     );
   });
-  if (result === "grant_revoked") throw new OAuthError("invalid_grant", "The user revoked this app.");
+  if (result === "grant_ended")
+    throw new OAuthError(
+      "invalid_grant",
+      `The user revoked this app, or its access ended (a grant lasts ${GRANT_MAX_AGE_DAYS} days); sign in again.`,
+    );
   if (result) return result;
   // Not rotated: re-read to tell reuse after the grace (revoke the grant, RFC 9700 §4.14.2) from
   // plain expiry or revocation.

@@ -69,8 +69,8 @@ describe("token: authorization_code with PKCE", () => {
     );
     const refresh = rows.find((r) => r.kind === "refresh")!;
     const days = (refresh.expiresAt.getTime() - refresh.createdAt.getTime()) / 86_400_000;
-    expect(days).toBeGreaterThan(29.9);
-    expect(days).toBeLessThan(30.1);
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThan(90.1);
     expect(JSON.stringify(rows)).not.toContain(body.access_token);
     const verified = await verifyAccessToken(db, body.access_token, mcpResource());
     expect(verified?.userId).toBe(user.userId);
@@ -286,6 +286,21 @@ describe("token: refresh_token", () => {
     );
     const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.userId, user.userId));
     expect(grant?.revokedAt).not.toBeNull();
+  });
+
+  it("a grant ends a year after consent: refresh then fails with invalid_grant", async () => {
+    const db = getDb();
+    const { user, client, tokens } = await obtainTokens(db);
+    await db
+      .update(oauthGrants)
+      .set({ createdAt: new Date(Date.now() - 366 * 86_400_000) })
+      .where(eq(oauthGrants.userId, user.userId));
+    const answer = await exchangeRefreshToken(tokens.refresh_token!, client.clientId);
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({
+      error: "invalid_grant",
+      error_description: expect.stringContaining("365 days"),
+    });
   });
 
   it("racing refreshes with one token: each gets a working pair of the same grant", async () => {
