@@ -167,6 +167,11 @@ export const bankConnections = pgTable(
     syncCursor: text(),
     lastSyncedAt: ts(),
     lastSyncAttemptAt: ts(),
+    /**
+     * While a sync runs, it holds this lease (about a minute ahead, renewed as it goes); a sync
+     * that was killed leaves a lease that runs out, and the next cron run or webhook retries it.
+     */
+    syncLeaseUntil: ts(),
     lastErrorCode: text(),
     lastErrorMessage: text(),
     /** Warnings of the last successful sync (written by the sync engine); null when none. */

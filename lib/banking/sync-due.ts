@@ -5,18 +5,19 @@
  *
  * Due = status `healthy` or `error` (a connection that needs the user — `reauth_required` — or
  * was `disconnected` cannot sync without them), last successful sync older than
- * SYNC_STALE_AFTER_MINUTES (or never), and no attempt in the last RETRY_AFTER_MINUTES (so a bank
- * that is down or rate-limiting us is not hammered every run). Oldest data first, at most
- * SYNC_BATCH_SIZE per run.
+ * SYNC_STALE_AFTER_MINUTES (or never), no sync holding its lease (sync.ts: a running sync renews
+ * it, a killed one lets it run out within a minute and is retried at the next run), and, after
+ * a failed attempt (`error`), none in the last RETRY_AFTER_MINUTES (so a bank that is down or
+ * rate-limiting us is not hammered every run). Oldest data first, at most SYNC_BATCH_SIZE per run.
  */
-import { and, asc, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankConnections } from "@/db/schema";
 import { getEnv } from "@/lib/env";
 import { describeFailure } from "@/lib/errors";
 import { type SyncSummary, syncConnection } from "./sync";
 
-/** Minimum wait between two attempts on one connection. */
+/** Minimum wait after a failed attempt on one connection. */
 export const RETRY_AFTER_MINUTES = 10;
 /** Syncs running at once (Plaid rate limits per item and per client; 2-core functions). */
 const CONCURRENCY = 3;
@@ -44,7 +45,12 @@ export async function findDueConnections(db: Database, options: DueOptions = {})
       and(
         inArray(bankConnections.status, ["healthy", "error"]),
         or(isNull(bankConnections.lastSyncedAt), lt(bankConnections.lastSyncedAt, staleBefore)),
-        or(isNull(bankConnections.lastSyncAttemptAt), lt(bankConnections.lastSyncAttemptAt, retryBefore)),
+        or(isNull(bankConnections.syncLeaseUntil), lt(bankConnections.syncLeaseUntil, now)),
+        or(
+          eq(bankConnections.status, "healthy"),
+          isNull(bankConnections.lastSyncAttemptAt),
+          lt(bankConnections.lastSyncAttemptAt, retryBefore),
+        ),
         options.userIds ? inArray(bankConnections.userId, options.userIds) : undefined,
       ),
     )

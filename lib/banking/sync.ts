@@ -52,7 +52,7 @@ import {
   transactions,
 } from "@/db/schema";
 import { decryptSecret } from "@/lib/crypto";
-import { AppError } from "@/lib/errors";
+import { AppError, describeFailure } from "@/lib/errors";
 import {
   type BankProvider,
   isProviderError,
@@ -263,10 +263,24 @@ export async function syncConnection(
     snapshots: 0,
   };
   if (connection.status === "disconnected") return summary;
+  // The lease: taken now, renewed while the sync runs, dropped when it ends. Its clock is the
+  // sync's own (`now`, which tests pin) plus the real time spent since the start.
+  const startedWall = Date.now();
+  const leaseUntil = () => new Date(now.getTime() + (Date.now() - startedWall) + SYNC_LEASE_SECONDS * 1000);
   await db
     .update(bankConnections)
-    .set({ lastSyncAttemptAt: now })
+    .set({ lastSyncAttemptAt: now, syncLeaseUntil: leaseUntil() })
     .where(eq(bankConnections.id, connectionId));
+  const renew = setInterval(
+    () => {
+      db.update(bankConnections)
+        .set({ syncLeaseUntil: leaseUntil() })
+        .where(eq(bankConnections.id, connectionId))
+        .catch((error: unknown) => console.error("Could not renew a sync lease:", describeFailure(error)));
+    },
+    (SYNC_LEASE_SECONDS * 1000) / 3,
+  );
+  renew.unref();
 
   try {
     const provider = options.provider ?? getProvider(connection.provider, db);
@@ -341,8 +355,18 @@ export async function syncConnection(
       status,
       error: { code, message, ...(providerError?.requestId ? { requestId: providerError.requestId } : {}) },
     };
+  } finally {
+    clearInterval(renew);
+    await db
+      .update(bankConnections)
+      .set({ syncLeaseUntil: null })
+      .where(eq(bankConnections.id, connectionId))
+      .catch((error: unknown) => console.error("Could not release a sync lease:", describeFailure(error)));
   }
 }
+
+/** How far ahead a running sync holds its lease; renewed every third of it. */
+export const SYNC_LEASE_SECONDS = 60;
 
 async function writeSync(
   tx: Tx,

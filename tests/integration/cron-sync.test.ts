@@ -86,6 +86,37 @@ describe("GET /api/cron/sync", () => {
   );
 });
 
+describe("sync leases", () => {
+  it("a running sync's lease keeps it from being picked; a killed sync's lease runs out and it is retried", async () => {
+    const db = getDb();
+    const { userId, ids } = await userWithConnections(3);
+    const [running, killed, done] = ids as [string, string, string];
+    const now = new Date();
+    const staleSync = { lastSyncedAt: new Date(now.getTime() - 24 * HOUR) };
+    const set = (id: string, values: Partial<typeof bankConnections.$inferInsert>) =>
+      db.update(bankConnections).set(values).where(eq(bankConnections.id, id));
+    // running: started 20 s ago, its lease ahead. killed: started 2 min ago, its lease run out (a
+    // killed process never released it). done: no lease.
+    await set(running, {
+      ...staleSync,
+      lastSyncAttemptAt: new Date(now.getTime() - 20_000),
+      syncLeaseUntil: new Date(now.getTime() + 40_000),
+    });
+    await set(killed, {
+      ...staleSync,
+      lastSyncAttemptAt: new Date(now.getTime() - 2 * 60_000),
+      syncLeaseUntil: new Date(now.getTime() - 60_000),
+    });
+    await set(done, staleSync);
+    expect((await findDueConnections(db, { now, userIds: [userId] })).sort()).toEqual([killed, done].sort());
+    // A sync that ends releases its lease.
+    const report = await syncDueConnections(db, { now, userIds: [userId] });
+    expect(report).toMatchObject({ due: 2, synced: 2, failed: 0 });
+    const rows = await db.select().from(bankConnections).where(eq(bankConnections.userId, userId));
+    expect(rows.filter((r) => r.id !== running).map((r) => r.syncLeaseUntil)).toEqual([null, null]);
+  });
+});
+
 describe("syncDueConnections", () => {
   it("picks stale healthy/erroring connections, oldest first, skips reauth/disconnected/recently tried, caps the batch", async () => {
     const db = getDb();
