@@ -6,6 +6,7 @@
  * once: the second insert waits on the first's row lock) has exactly one effect, and a failed
  * effect rolls the id back so Stripe's retry is processed.
  */
+import { and, eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import { z } from "zod";
 import type { Database } from "@/db";
@@ -13,7 +14,7 @@ import { webhookEvents } from "@/db/schema";
 import { getEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { getStripe } from "./stripe";
-import { syncSubscription } from "./sync-subscription";
+import { stripeSubscriptionSource, writeSubscription } from "./sync-subscription";
 
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
@@ -65,16 +66,24 @@ export async function processStripeEvent(db: Database, event: Stripe.Event): Pro
   if (!RELEVANT_EVENTS.has(event.type)) return "ignored";
   const customerId = customerIdOf(event);
   if (!customerId) return "ignored";
+  const [seen] = await db
+    .select({ eventId: webhookEvents.eventId })
+    .from(webhookEvents)
+    .where(and(eq(webhookEvents.provider, "stripe"), eq(webhookEvents.eventId, event.id)))
+    .limit(1);
+  if (seen) return "duplicate";
+  // Stripe is read before any transaction opens, so a slow Stripe never holds a database
+  // connection. A failed read throws: the event is not recorded and Stripe delivers it again.
+  const snapshot = await stripeSubscriptionSource.read(customerId, db);
   return db.transaction(async (tx) => {
     const inserted = await tx
       .insert(webhookEvents)
       .values({ provider: "stripe", eventId: event.id, type: event.type })
       .onConflictDoNothing()
       .returning({ eventId: webhookEvents.eventId });
+    // A concurrent delivery of the same event got here first: one effect, its own.
     if (inserted.length === 0) return "duplicate";
-    // The Stripe read happens inside the transaction on purpose: a concurrent duplicate waits
-    // here instead of doing the same work.
-    await syncSubscription(customerId, { db: tx });
+    if (snapshot) await writeSubscription(tx, "stripe", customerId, snapshot);
     return "processed";
   });
 }

@@ -11,13 +11,16 @@ let cached: { key: string; base: string | undefined; client: Stripe } | undefine
 
 /** Options for `new Stripe()` that aim it at STRIPE_API_BASE when set. */
 export function stripeConnectionOptions(apiBase: string | undefined): Stripe.StripeConfig {
-  if (!apiBase) return {};
+  // Our own bound on every call (the SDK's default is 80 s) and the SDK's retries with backoff
+  // for network errors and 409/429/5xx (idempotency keys make retried POSTs safe).
+  if (!apiBase) return { timeout: 10_000, maxNetworkRetries: 2 };
   const url = new URL(apiBase);
   const protocol = url.protocol === "http:" ? "http" : "https";
   return {
     host: url.hostname,
     port: url.port || (protocol === "http" ? 80 : 443),
     protocol,
+    timeout: 10_000,
     maxNetworkRetries: 0,
     telemetry: false,
   };

@@ -103,9 +103,19 @@ export async function syncSubscription(
   const db = options.db ?? (await getDb());
   const source = options.source ?? stripeSubscriptionSource;
   const snapshot = await source.read(customerId, db);
-  if (!snapshot) return null;
+  if (snapshot) await writeSubscription(db, source.provider, customerId, snapshot);
+  return snapshot;
+}
+
+/** Writes `snapshot` as the owner's one subscription row (callers may pass a transaction). */
+export async function writeSubscription(
+  db: Database,
+  provider: SubscriptionSource["provider"],
+  customerId: string,
+  snapshot: SubscriptionSnapshot,
+): Promise<void> {
   const values = {
-    provider: source.provider,
+    provider,
     customerId,
     subscriptionId: snapshot.subscriptionId,
     status: snapshot.status,
@@ -118,5 +128,4 @@ export async function syncSubscription(
     .insert(subscriptions)
     .values({ userId: snapshot.userId, ...values })
     .onConflictDoUpdate({ target: subscriptions.userId, set: values });
-  return snapshot;
 }

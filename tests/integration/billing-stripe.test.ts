@@ -243,12 +243,49 @@ describe("webhook", () => {
     const { user, customerId } = await userWithCustomer();
     fake.setSubscriptionStatus(customerId, "active");
     const payload = eventFor(customerId);
-    const listsBefore = fake.count("GET", "/v1/subscriptions");
     const responses = await Promise.all([post(payload, sign(payload)), post(payload, sign(payload))]);
     expect(responses.map((r) => r.status)).toEqual([200, 200]);
+    // Both may read Stripe (outside any transaction); only one records the event and writes.
     const outcomes = (await Promise.all(responses.map((r) => r.json()))).map((b) => b.outcome).sort();
     expect(outcomes).toEqual(["duplicate", "processed"]);
-    expect(fake.count("GET", "/v1/subscriptions") - listsBefore).toBe(1);
+    expect((await getAccess(getDb(), user.id)).subscription).toBe("active");
+    expect(await eventRows(JSON.parse(payload).id)).toHaveLength(1);
+  });
+
+  it("a slow Stripe holds no database connection: other requests go on meanwhile", async () => {
+    const { user, customerId } = await userWithCustomer();
+    fake.setSubscriptionStatus(customerId, "active");
+    const payload = eventFor(customerId);
+    fake.latencyMs = 1_500;
+    try {
+      const webhook = post(payload, sign(payload));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // PGlite has one connection: a transaction held across the Stripe call would block this
+      // read until the webhook ends.
+      let webhookDone = false;
+      void webhook.then(() => {
+        webhookDone = true;
+      });
+      expect((await getAccess(getDb(), user.id)).subscription).toBe("none");
+      expect(webhookDone).toBe(false);
+      expect((await webhook).status).toBe(200);
+    } finally {
+      fake.latencyMs = 0;
+    }
+    expect((await getAccess(getDb(), user.id)).subscription).toBe("active");
+  });
+
+  it("Stripe failing during the webhook: not recorded, so Stripe's redelivery acts once", async () => {
+    const { user, customerId } = await userWithCustomer();
+    fake.setSubscriptionStatus(customerId, "active");
+    const payload = eventFor(customerId);
+    fake.failures = 1;
+    const failed = await post(payload, sign(payload));
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(await eventRows(JSON.parse(payload).id)).toHaveLength(0);
+    expect((await getAccess(getDb(), user.id)).subscription).toBe("none");
+    const redelivered = await post(payload, sign(payload));
+    expect(await redelivered.json()).toMatchObject({ outcome: "processed" });
     expect((await getAccess(getDb(), user.id)).subscription).toBe("active");
     expect(await eventRows(JSON.parse(payload).id)).toHaveLength(1);
   });
