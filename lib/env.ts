@@ -92,13 +92,14 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-/** Parses `source` (default `process.env`); throws one sentence naming the first bad setting. */
+/** Parses `source` (default `process.env`); throws one sentence per bad setting, all at once. */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const result = envSchema.safeParse(source);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const name = String(issue?.path[0] ?? "environment");
-    throw new Error(`Setting ${name} is invalid: expected ${issue?.message ?? "a valid value"}.`);
+    const sentences = result.error.issues.map(
+      (issue) => `Setting ${String(issue.path[0] ?? "environment")} is invalid: expected ${issue.message}.`,
+    );
+    throw new Error(sentences.join(" "));
   }
   return result.data;
 }

@@ -1,9 +1,11 @@
 /**
  * Node-only start-up checks, loaded by instrumentation.ts `register()`. Kept cheap: parse the
  * environment, look at a few settings. A production server that would give subscriptions away
- * (no Stripe key and no explicit BILLING=local) or cannot sign anyone in safely stops here with a
- * sentence naming what is missing.
+ * (no Stripe key and no explicit BILLING=local), cannot sign anyone in safely, cannot encrypt bank
+ * tokens (ENCRYPTION_KEY missing or unreadable) or has Plaid half configured stops here with one
+ * sentence per problem, all at once.
  */
+import { parseKeyring } from "@/lib/crypto";
 import { getEnv } from "@/lib/env";
 import { billingStartupProblems, resolveBillingMode } from "./mode";
 
@@ -13,6 +15,22 @@ export function startupProblems(): string[] {
   const problems = billingStartupProblems(env);
   if (env.NODE_ENV === "production" && !env.AUTH_SECRET) {
     problems.push("AUTH_SECRET is not set: sign-in needs a long random secret in production.");
+  }
+  if (env.NODE_ENV === "production" && !env.ENCRYPTION_KEY) {
+    problems.push(
+      "ENCRYPTION_KEY is not set: bank tokens are encrypted with it; set 64 hex characters (openssl rand -hex 32).",
+    );
+  } else if (env.ENCRYPTION_KEY) {
+    try {
+      parseKeyring(env.ENCRYPTION_KEY);
+    } catch (error) {
+      problems.push(error instanceof Error ? error.message : "ENCRYPTION_KEY cannot be read.");
+    }
+  }
+  if (Boolean(env.PLAID_CLIENT_ID) !== Boolean(env.PLAID_SECRET)) {
+    problems.push(
+      `Plaid is half configured: set both PLAID_CLIENT_ID and PLAID_SECRET, or neither (${env.PLAID_CLIENT_ID ? "PLAID_SECRET" : "PLAID_CLIENT_ID"} is missing).`,
+    );
   }
   return problems;
 }

@@ -1,6 +1,7 @@
 /**
- * The production build refuses to start when it would give subscriptions away: `next start`
- * without STRIPE_SECRET_KEY and without an explicit BILLING=local stops and names the setting.
+ * The production build refuses to start when it would give subscriptions away (no
+ * STRIPE_SECRET_KEY and no explicit BILLING=local), could not encrypt bank tokens (no
+ * ENCRYPTION_KEY) or has Plaid half configured: `next start` stops and names each setting.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -48,9 +49,21 @@ async function startAndWait(env: Record<string, string>): Promise<{ code: number
 }
 
 describe.skipIf(Boolean(skipReason))("production start-up", () => {
-  it("stops and names STRIPE_SECRET_KEY without Stripe keys and without BILLING=local", async () => {
+  it("stops and names every missing setting at once: STRIPE_SECRET_KEY (no BILLING=local) and ENCRYPTION_KEY", async () => {
     const { code, output } = await startAndWait({ EMAIL_TRANSPORT: "log" });
     expect(code).toBe(1);
     expect(output).toContain("STRIPE_SECRET_KEY");
+    expect(output).toContain("ENCRYPTION_KEY is not set");
+  });
+
+  it("stops when Plaid is half configured", async () => {
+    const { code, output } = await startAndWait({
+      EMAIL_TRANSPORT: "log",
+      BILLING: "local",
+      ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+      PLAID_CLIENT_ID: "client-without-secret",
+    });
+    expect(code).toBe(1);
+    expect(output).toContain("PLAID_SECRET is missing");
   });
 });

@@ -24,4 +24,10 @@ describe("parseEnv", () => {
       new RegExp(`^Setting ${name} is invalid: expected .+\\.$`),
     );
   });
+
+  it("names every bad setting at once", () => {
+    expect(() => parseEnv({ APP_URL: "nope", BILLING: "free", RATE_LIMIT_PER_MINUTE: "lots" })).toThrow(
+      /^Setting APP_URL is invalid: .+\. Setting BILLING is invalid: .+\. Setting RATE_LIMIT_PER_MINUTE is invalid: .+\.$/,
+    );
+  });
 });
