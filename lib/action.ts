@@ -16,6 +16,7 @@ import { type Database, getDb } from "@/db";
 import { getSessionUser, type SessionUser } from "@/lib/auth";
 import { getEnv } from "@/lib/env";
 import { AppError, describeFailure, toAppError } from "@/lib/errors";
+import { hasUnsafeText } from "@/lib/safe-text";
 import type { ActionState } from "./action-state";
 
 export type { ActionState } from "./action-state";
@@ -44,8 +45,41 @@ function toState(error: unknown): { status: "error"; error: string; field?: stri
   return { status: "error", error: appError.message, ...(field ? { field } : {}) };
 }
 
+/**
+ * The sentence for a form issue whose schema gave no message of its own: it names the field and
+ * what is allowed (zod's defaults, "Invalid input: expected string, received undefined", are not
+ * for people).
+ */
+function formIssueSentence(issue: z.core.$ZodRawIssue): string {
+  const field = `The field "${issue.path?.map(String).join(".") || "form"}"`;
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined || issue.input === null
+        ? `${field} is required.`
+        : `${field} must be text.`;
+    case "too_small":
+      return `${field} must be at least ${String(issue.minimum)} characters.`;
+    case "too_big":
+      return `${field} must be at most ${String(issue.maximum)} characters.`;
+    case "invalid_value":
+      return `${field} must be one of: ${issue.values.map(String).join(", ")}.`;
+    default:
+      return `${field} is not valid.`;
+  }
+}
+
 function parseForm<S extends z.ZodType>(schema: S, formData: FormData): z.output<S> {
-  const result = schema.safeParse(Object.fromEntries(formData.entries()));
+  const values = Object.fromEntries(formData.entries());
+  for (const [name, value] of Object.entries(values)) {
+    if (hasUnsafeText(name) || (typeof value === "string" && hasUnsafeText(value))) {
+      throw new AppError(
+        "invalid_input",
+        `The field "${name}" holds a NUL character or an unpaired surrogate; use plain text.`,
+        { field: name },
+      );
+    }
+  }
+  const result = schema.safeParse(values, { error: formIssueSentence });
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new AppError("invalid_input", issue?.message ?? "The form is not valid.", {

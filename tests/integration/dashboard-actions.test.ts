@@ -120,6 +120,22 @@ describe("API key actions", () => {
       field: "name",
     });
   });
+
+  it("names the field in a sentence, never zod's own words; NUL never reaches the database", async () => {
+    const user = await createUser();
+    request.user = user;
+    const missing = await createApiKeyAction(IDLE, new FormData());
+    expect(missing).toEqual({ status: "error", error: 'The field "name" is required.', field: "name" });
+    const noKey = await revokeApiKeyAction(IDLE, new FormData());
+    expect(noKey).toEqual({ status: "error", error: 'The field "keyId" is required.', field: "keyId" });
+    // (A lone surrogate cannot reach an action: FormData holds well-formed text only.)
+    expect(await createApiKeyAction(IDLE, form({ name: "bad\u0000name" }))).toEqual({
+      status: "error",
+      error: 'The field "name" holds a NUL character or an unpaired surrogate; use plain text.',
+      field: "name",
+    });
+    expect(await listApiKeys(getDb(), user.id)).toHaveLength(0);
+  });
 });
 
 describe("billing actions", () => {
