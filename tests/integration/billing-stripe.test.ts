@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openDatabase, setDbForTesting } from "@/db";
 import { subscriptions, webhookEvents } from "@/db/schema";
 import { getAccess, type SubscriptionState } from "@/lib/access";
 import { completeCheckoutReturn, createCheckoutUrl, createPortalUrl } from "@/lib/billing/checkout";
@@ -288,6 +289,36 @@ describe("webhook", () => {
     expect(await redelivered.json()).toMatchObject({ outcome: "processed" });
     expect((await getAccess(getDb(), user.id)).subscription).toBe("active");
     expect(await eventRows(JSON.parse(payload).id)).toHaveLength(1);
+  });
+
+  it("a body over 1 MB → 413 before it is read whole", async () => {
+    const { customerId } = await userWithCustomer();
+    const payload = eventFor(customerId).replace(
+      '"object":"event"',
+      `"object":"event","pad":"${"x".repeat(1024 * 1024)}"`,
+    );
+    const response = await post(payload, sign(payload));
+    expect(response.status).toBe(413);
+  });
+
+  it("the database down: 503 with Retry-After (Stripe delivers again), nothing recorded", async () => {
+    const { customerId } = await userWithCustomer();
+    fake.setSubscriptionStatus(customerId, "active");
+    const payload = eventFor(customerId);
+    const working = getDb();
+    const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
+    setDbForTesting(broken);
+    try {
+      const response = await post(payload, sign(payload));
+      expect(response.status).toBe(503);
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+    } finally {
+      setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
+      await broken.close();
+    }
+    expect(await eventRows(JSON.parse(payload).id)).toHaveLength(0);
+    const redelivered = await post(payload, sign(payload));
+    expect(await redelivered.json()).toMatchObject({ outcome: "processed" });
   });
 
   it("irrelevant events are acknowledged and not acted on", async () => {

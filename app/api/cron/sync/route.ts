@@ -3,7 +3,7 @@ import { getDb } from "@/db";
 import { syncDueConnections } from "@/lib/banking/sync-due";
 import { getEnv } from "@/lib/env";
 import { describeFailure } from "@/lib/errors";
-import { notAllowed } from "@/lib/http";
+import { notAllowed, unavailable } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 // A batch of bank syncs can take a while; Vercel caps the function at this many seconds.
@@ -47,6 +47,8 @@ async function run(request: Request): Promise<Response> {
     return Response.json(report, { headers: { "cache-control": "no-store" } });
   } catch (error) {
     console.error("[cron] scheduled sync failed:", describeFailure(error));
+    const down = unavailable(error);
+    if (down) return down;
     return Response.json(
       { error: "internal", message: "Something went wrong on our side. Please try again." },
       { status: 500 },

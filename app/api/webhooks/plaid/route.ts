@@ -4,7 +4,7 @@ import { createPlaidWebhookVerifier } from "@/lib/banking/plaid/webhook-verify";
 import { applyPlaidWebhook, plaidDeliveryId, plaidWebhookSchema } from "@/lib/banking/plaid/webhooks";
 import { syncConnection } from "@/lib/banking/sync";
 import { describeFailure } from "@/lib/errors";
-import { notAllowed } from "@/lib/http";
+import { notAllowed, readBodyText, tooLarge, unavailable } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 
@@ -19,8 +19,8 @@ const json = (status: number, body: Record<string, unknown>) => Response.json(bo
 // POST /api/webhooks/plaid – Plaid item and transactions webhooks, verified by their signed JWT, once per delivery.
 export async function POST(request: Request): Promise<Response> {
   if (!isPlaidConfigured()) return json(404, { error: "not_found", message: "Plaid is not configured." });
-  const rawBody = await request.text();
-  if (Buffer.byteLength(rawBody) > MAX_BODY_BYTES) return json(413, { error: "too_large" });
+  const rawBody = await readBodyText(request, MAX_BODY_BYTES);
+  if (rawBody === null) return tooLarge(MAX_BODY_BYTES);
 
   let verification: Awaited<ReturnType<typeof verifier.verify>>;
   try {
@@ -67,6 +67,9 @@ export async function POST(request: Request): Promise<Response> {
     return json(200, { received: true, outcome: outcome.kind });
   } catch (error) {
     console.error("[plaid webhook] failed:", describeFailure(error));
+    // Database down: 503 with Retry-After, so Plaid delivers the webhook again.
+    const down = unavailable(error);
+    if (down) return down;
     return json(500, { error: "internal", message: "Something went wrong on our side. Please try again." });
   }
 }

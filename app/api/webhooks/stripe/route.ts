@@ -1,18 +1,25 @@
 import { getDb } from "@/db";
 import { processStripeEvent, verifyStripeEvent } from "@/lib/billing/stripe-webhook";
 import { describeFailure, toAppError } from "@/lib/errors";
-import { notAllowed } from "@/lib/http";
+import { notAllowed, readBodyText, tooLarge, unavailable } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 
 // POST /api/webhooks/stripe – subscription events, verified on the raw body, once per event id.
 export async function POST(request: Request): Promise<Response> {
   try {
-    const rawBody = await request.text();
+    const rawBody = await readBodyText(request);
+    if (rawBody === null) return tooLarge();
     const event = verifyStripeEvent(rawBody, request.headers.get("stripe-signature"));
     const outcome = await processStripeEvent(await getDb(), event);
     return Response.json({ received: true, outcome });
   } catch (error) {
+    // Database down: 503 with Retry-After, and Stripe delivers the event again later.
+    const down = unavailable(error);
+    if (down) {
+      console.error("[stripe webhook] database unavailable:", describeFailure(error));
+      return down;
+    }
     const appError = toAppError(error);
     if (appError.status >= 500) console.error("[stripe webhook] failed:", describeFailure(error));
     return appError.toResponse();
