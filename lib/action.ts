@@ -15,7 +15,7 @@ import type { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { getSessionUser, type SessionUser } from "@/lib/auth";
 import { getEnv } from "@/lib/env";
-import { AppError, describeFailure, toAppError } from "@/lib/errors";
+import { AppError, describeFailure, isDatabaseUnavailable, toAppError } from "@/lib/errors";
 import { hasUnsafeText } from "@/lib/safe-text";
 import type { ActionState } from "./action-state";
 
@@ -39,6 +39,8 @@ function toState(error: unknown): { status: "error"; error: string; field?: stri
   const appError = toAppError(error);
   if (appError.status >= 500) {
     console.error("[action] failed:", describeFailure(error));
+    if (appError.code === "unavailable" || isDatabaseUnavailable(error))
+      return { status: "error", error: "Ledgerlink is briefly unavailable. Please try again in a moment." };
     return { status: "error", error: "Something went wrong on our side. Please try again." };
   }
   const field = typeof appError.details?.field === "string" ? appError.details.field : undefined;

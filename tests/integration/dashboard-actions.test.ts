@@ -6,6 +6,7 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { openDatabase, setDbForTesting } from "@/db";
 import { IDLE } from "@/lib/action-state";
 import { createApiKey, listApiKeys, verifyApiKey } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
@@ -134,6 +135,26 @@ describe("API key actions", () => {
       error: 'The field "name" holds a NUL character or an unpaired surrogate; use plain text.',
       field: "name",
     });
+    expect(await listApiKeys(getDb(), user.id)).toHaveLength(0);
+  });
+});
+
+describe("an outage", () => {
+  it("an action says the service is briefly unavailable; nothing is half-written", async () => {
+    const user = await createUser();
+    request.user = user;
+    const working = getDb();
+    const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
+    setDbForTesting(broken);
+    try {
+      expect(await createApiKeyAction(IDLE, form({ name: "during outage" }))).toEqual({
+        status: "error",
+        error: "Ledgerlink is briefly unavailable. Please try again in a moment.",
+      });
+    } finally {
+      setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
+      await broken.close();
+    }
     expect(await listApiKeys(getDb(), user.id)).toHaveLength(0);
   });
 });
