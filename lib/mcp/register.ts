@@ -35,20 +35,66 @@ export interface ToolAuthContext {
 
 type Envelope = z.infer<ReturnType<typeof envelopeSchema>>;
 
-/**
- * The tool's schema as the SDK should list it, with validation left to `registerTools`: the SDK
- * would reject bad arguments before our handler runs, so the call would be missing from the
- * activity log and its message would be the SDK's. The JSON Schema is the zod schema's own.
- */
-function listedSchema(schema: z.ZodObject): StandardSchemaWithJSON<Record<string, unknown>> {
-  return {
-    "~standard": {
-      version: 1,
-      vendor: "ledgerlink",
-      validate: (value: unknown) => ({ value: (value ?? {}) as Record<string, unknown> }),
-      jsonSchema: schema["~standard"].jsonSchema,
-    },
+type Converter = StandardSchemaWithJSON["~standard"]["jsonSchema"];
+
+/** A JSON Schema converter that converts once per target and direction, then answers from memory. */
+function cachedConverter(converter: Converter): Converter {
+  const memo = new Map<string, Record<string, unknown>>();
+  const cached = (io: "input" | "output") => (options: Parameters<Converter["input"]>[0]) => {
+    const key = `${io}:${options.target}`;
+    let json = memo.get(key);
+    if (!json) {
+      json = converter[io](options);
+      memo.set(key, json);
+    }
+    return json;
   };
+  return { input: cached("input"), output: cached("output") };
+}
+
+/** What the SDK lists for a tool, built once per process (tools are static). */
+interface ListedTool {
+  /**
+   * The input schema as the SDK should list it, with validation left to `runTool`: the SDK would
+   * reject bad arguments before our handler runs, so the call would be missing from the activity
+   * log and its message would be the SDK's. The JSON Schema is the zod schema's own.
+   */
+  input: StandardSchemaWithJSON<Record<string, unknown>>;
+  /** The envelope around the tool's data, with its JSON Schema converted once. */
+  output: StandardSchemaWithJSON;
+  /** The same envelope as zod, for validating an answer. */
+  envelope: ReturnType<typeof envelopeSchema>;
+}
+
+const listedTools = new WeakMap<ToolDefinition, ListedTool>();
+
+function listedTool(tool: ToolDefinition): ListedTool {
+  let listed = listedTools.get(tool);
+  if (!listed) {
+    const envelope = envelopeSchema(tool.data);
+    const standard = envelope["~standard"];
+    listed = {
+      input: {
+        "~standard": {
+          version: 1,
+          vendor: "ledgerlink",
+          validate: (value: unknown) => ({ value: (value ?? {}) as Record<string, unknown> }),
+          jsonSchema: cachedConverter(tool.input["~standard"].jsonSchema),
+        },
+      },
+      output: {
+        "~standard": {
+          version: 1,
+          vendor: standard.vendor,
+          validate: standard.validate,
+          jsonSchema: cachedConverter(standard.jsonSchema),
+        },
+      },
+      envelope,
+    };
+    listedTools.set(tool, listed);
+  }
+  return listed;
 }
 
 const quote = (values: readonly unknown[]) =>
@@ -184,7 +230,7 @@ export async function runTool(
   auth: ToolAuthContext,
 ): Promise<CallToolResult> {
   const { db, credential } = auth;
-  const outputSchema = envelopeSchema(tool.data);
+  const outputSchema = listedTool(tool).envelope;
   const started = performance.now();
   let status: ToolCallStatus = "error";
   try {
@@ -269,13 +315,14 @@ export function registerTools(
   auth: ToolAuthContext,
 ): void {
   for (const tool of tools) {
+    const listed = listedTool(tool);
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: listedSchema(tool.input),
-        outputSchema: envelopeSchema(tool.data),
+        inputSchema: listed.input,
+        outputSchema: listed.output,
         annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
       },
       (rawArgs: Record<string, unknown>) => runTool(tool, rawArgs, auth),
