@@ -506,7 +506,7 @@ export const toolCalls = pgTable(
     userId: text()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    credentialKind: text().$type<"api_key" | "oauth" | "dashboard">().notNull(),
+    credentialKind: text().$type<"api_key" | "oauth">().notNull(),
     apiKeyId: text(),
     oauthClientId: text(),
     tool: text().notNull(),

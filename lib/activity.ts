@@ -7,8 +7,8 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKeys, oauthClients, toolCalls } from "@/db/schema";
 
-/** Through what a tool was called: an API key, an OAuth client, or the dashboard itself. */
-export type CredentialKind = "api_key" | "oauth" | "dashboard";
+/** Through what a tool was called: an API key or an OAuth client. */
+export type CredentialKind = "api_key" | "oauth";
 
 export type ToolCallStatus = "ok" | "setup_required" | "invalid_arguments" | "error";
 

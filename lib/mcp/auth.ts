@@ -25,8 +25,6 @@ import { verifyAccessToken } from "@/lib/oauth/verify";
 /** Who is calling, as every later step (rate limit, tools, activity log) needs it. */
 export type McpCredential =
   | { kind: "api_key"; userId: string; apiKeyId: string }
-  /** The signed-in person running a tool from the dashboard's tools page. */
-  | { kind: "dashboard"; userId: string }
   | {
       kind: "oauth";
       userId: string;
@@ -37,15 +35,13 @@ export type McpCredential =
       expiresAt: Date;
     };
 
-/** The rate-limit bucket of a credential: one per API key, per OAuth grant, per dashboard user. */
+/** The rate-limit bucket of a credential: one per API key, one per OAuth grant. */
 export function rateLimitKey(credential: McpCredential): string {
   switch (credential.kind) {
     case "api_key":
       return `api_key:${credential.apiKeyId}`;
     case "oauth":
       return `oauth:${credential.grantId}`;
-    case "dashboard":
-      return `dashboard:${credential.userId}`;
   }
 }
 

@@ -221,10 +221,9 @@ async function timezoneOf(db: Database, userId: string): Promise<string> {
 
 /**
  * Runs one tool for the caller in `auth`: argument validation, the access gate, the envelope,
- * error mapping and the activity row. The MCP server and the dashboard's tools page both call
- * it, so what a person sees in the dashboard is exactly what their assistant receives.
+ * error mapping and the activity row: the one pipeline every tool call goes through.
  */
-export async function runTool(
+async function runTool(
   tool: ToolDefinition,
   rawArgs: Record<string, unknown>,
   auth: ToolAuthContext,
