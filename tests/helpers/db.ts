@@ -7,7 +7,7 @@
  * every assertion to them.
  */
 import { afterAll, beforeAll } from "vitest";
-import { type Database, openDatabase, setDbForTesting } from "@/db";
+import { type Database, getHandle, openDatabase, setDbForTesting } from "@/db";
 
 export function testDatabaseKind(): "pglite" | "postgres" {
   return process.env.LEDGERLINK_TEST_DB === "postgres" ? "postgres" : "pglite";
@@ -39,4 +39,20 @@ export function useTestDatabase(): () => Database {
     if (!db) throw new Error("test database not open yet");
     return db;
   };
+}
+
+/**
+ * Runs `fn` while the process-wide database is one that cannot be reached (nothing listens on
+ * port 1: every query fails to connect), then puts the test database back.
+ */
+export async function whileDatabaseDown<T>(fn: () => Promise<T>): Promise<T> {
+  const previous = await getHandle();
+  const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
+  setDbForTesting(broken);
+  try {
+    return await fn();
+  } finally {
+    setDbForTesting(previous);
+    await broken.close();
+  }
 }

@@ -7,13 +7,12 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase, setDbForTesting } from "@/db";
 import { subscriptions, webhookEvents } from "@/db/schema";
 import { getAccess, type SubscriptionState } from "@/lib/access";
 import { completeCheckoutReturn, createCheckoutUrl, createPortalUrl } from "@/lib/billing/checkout";
 import { resetEnvCache } from "@/lib/env";
 import { type StripeFake, startStripeFake } from "@/tests/fixtures/stripe-fake";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase, whileDatabaseDown } from "@/tests/helpers/db";
 import { createTestUser } from "@/tests/helpers/fixtures";
 import { type ServedRoutes, serveRoutes } from "@/tests/helpers/serve";
 
@@ -305,17 +304,11 @@ describe("webhook", () => {
     const { customerId } = await userWithCustomer();
     fake.setSubscriptionStatus(customerId, "active");
     const payload = eventFor(customerId);
-    const working = getDb();
-    const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
-    setDbForTesting(broken);
-    try {
+    await whileDatabaseDown(async () => {
       const response = await post(payload, sign(payload));
       expect(response.status).toBe(503);
       expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
-    } finally {
-      setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
-      await broken.close();
-    }
+    });
     expect(await eventRows(JSON.parse(payload).id)).toHaveLength(0);
     const redelivered = await post(payload, sign(payload));
     expect(await redelivered.json()).toMatchObject({ outcome: "processed" });

@@ -6,11 +6,10 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { openDatabase, setDbForTesting } from "@/db";
 import { bankConnections } from "@/db/schema";
 import { findDueConnections, syncDueConnections } from "@/lib/banking/sync-due";
 import { resetEnvCache } from "@/lib/env";
-import { testDatabaseKind, useTestDatabase } from "@/tests/helpers/db";
+import { testDatabaseKind, useTestDatabase, whileDatabaseDown } from "@/tests/helpers/db";
 import { createTestUser, linkPlaidItem, usePlaidFake } from "@/tests/helpers/fixtures";
 
 const getDb = useTestDatabase();
@@ -67,19 +66,13 @@ describe("GET /api/cron/sync", () => {
   });
 
   it("the database down: 503 with Retry-After", async () => {
-    const working = getDb();
-    const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
-    setDbForTesting(broken);
-    try {
+    await whileDatabaseDown(async () => {
       const res = await fetch(plaid.server.url("/api/cron/sync"), {
         headers: { authorization: `Bearer ${SECRET}` },
       });
       expect(res.status).toBe(503);
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-    } finally {
-      setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
-      await broken.close();
-    }
+    });
   });
 
   // On the shared Postgres server other test files' connections are due too: the open route

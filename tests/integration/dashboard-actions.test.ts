@@ -6,11 +6,10 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { openDatabase, setDbForTesting } from "@/db";
 import { IDLE } from "@/lib/action-state";
 import { createApiKey, listApiKeys, verifyApiKey } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase, whileDatabaseDown } from "@/tests/helpers/db";
 import { createTestUser } from "@/tests/helpers/fixtures";
 
 const request = vi.hoisted(() => ({
@@ -143,18 +142,12 @@ describe("an outage", () => {
   it("an action says the service is briefly unavailable; nothing is half-written", async () => {
     const user = await createUser();
     request.user = user;
-    const working = getDb();
-    const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
-    setDbForTesting(broken);
-    try {
+    await whileDatabaseDown(async () => {
       expect(await createApiKeyAction(IDLE, form({ name: "during outage" }))).toEqual({
         status: "error",
         error: "Ledgerlink is briefly unavailable. Please try again in a moment.",
       });
-    } finally {
-      setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
-      await broken.close();
-    }
+    });
     expect(await listApiKeys(getDb(), user.id)).toHaveLength(0);
   });
 });

@@ -7,7 +7,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { openDatabase, setDbForTesting } from "@/db";
 import { rateLimits, toolCalls } from "@/db/schema";
 import { listRecentToolCalls } from "@/lib/activity";
 import { createApiKey, generateApiKey, revokeApiKey, rotateApiKey } from "@/lib/api-keys";
@@ -15,7 +14,7 @@ import { resetEnvCache } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { defineTool, type ToolDefinition } from "@/lib/mcp/define-tool";
 import { createMcpEndpoint, methodNotAllowed } from "@/lib/mcp/server";
-import { useTestDatabase } from "../helpers/db";
+import { useTestDatabase, whileDatabaseDown } from "../helpers/db";
 import {
   createUserInState,
   DEMO_STATES,
@@ -352,11 +351,8 @@ describe("other refusals", () => {
   });
 
   it("503 with Retry-After, a generic body and no stack when the database fails during auth", async () => {
-    // A database that is down: nothing listens on port 1, every query fails to connect.
-    const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
-    const working = getDb();
-    setDbForTesting(broken);
-    try {
+    // A database that is down: every query fails to connect.
+    await whileDatabaseDown(async () => {
       const answer = await rpc(mcpUrl, initializeRequest("2025-06-18"), { apiKey: user("active").apiKey });
       expect(answer.status).toBe(503);
       expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -366,10 +362,7 @@ describe("other refusals", () => {
         error: "temporarily_unavailable",
         error_description: "Authentication is temporarily unavailable. Please retry.",
       });
-    } finally {
-      setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
-      await broken.close();
-    }
+    });
     const healed = await rpc(mcpUrl, initializeRequest("2025-06-18"), { apiKey: user("active").apiKey });
     expect(healed.status).toBe(200);
   });

@@ -5,12 +5,11 @@
  * 500 `server_error`. The outage is real: a driver pointed at a port where nothing listens.
  */
 import { describe, expect, it } from "vitest";
-import { openDatabase, setDbForTesting } from "@/db";
 import { resetEnvCache } from "@/lib/env";
-import { useTestDatabase } from "../helpers/db";
+import { useTestDatabase, whileDatabaseDown } from "../helpers/db";
 import { register, registerClient, revoke, token } from "../helpers/oauth";
 
-const getDb = useTestDatabase();
+const _getDb = useTestDatabase();
 
 async function oauthError(res: Response) {
   return { status: res.status, ...((await res.json()) as { error: string; error_description: string }) };
@@ -53,10 +52,7 @@ describe("text the database refuses", () => {
 describe("a database outage", () => {
   it("token, revoke and register answer 503 temporarily_unavailable with Retry-After", async () => {
     const client = await registerClient();
-    const working = getDb();
-    const broken = await openDatabase({ url: "postgres://ledgerlink@127.0.0.1:1/down", driver: "pg" });
-    setDbForTesting(broken);
-    try {
+    await whileDatabaseDown(async () => {
       const answers = [
         await token({ grant_type: "authorization_code", code: "llac_x", client_id: client.clientId }),
         await revoke({ token: "llat_x", client_id: client.clientId }),
@@ -72,10 +68,7 @@ describe("a database outage", () => {
         expect(answer.headers.get("cache-control")).toBe("no-store");
         expect(await answer.json()).toMatchObject({ error: "temporarily_unavailable" });
       }
-    } finally {
-      setDbForTesting({ db: working, kind: "pglite", close: async () => {} });
-      await broken.close();
-    }
+    });
   });
 });
 
