@@ -64,25 +64,57 @@ export async function openDatabase(options: {
     if (typeof WebSocket === "undefined") {
       neonConfig.webSocketConstructor = (await import("ws")).default;
     }
-    const pool = new Pool({ connectionString: options.url, ...poolBounds() });
-    pool.on("error", poolErrorListener);
-    const db = drizzle({ client: pool, ...config });
+    const open = (purpose: Purpose) => {
+      const pool = new Pool({ connectionString: options.url, ...poolBounds(purpose) });
+      pool.on("error", poolErrorListener);
+      return { pool, db: drizzle({ client: pool, ...config }) };
+    };
+    const main = open("requests");
+    const sync = open("sync");
     if (options.migrate) {
       const { migrate } = await import("drizzle-orm/neon-serverless/migrator");
-      await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      await migrate(main.db, { migrationsFolder: MIGRATIONS_FOLDER });
     }
-    return { db: db as unknown as Database, kind: "neon", close: () => pool.end() };
+    syncCompanions.set(main.db, sync.db as unknown as Database);
+    return {
+      db: main.db as unknown as Database,
+      kind: "neon",
+      close: async () => void (await Promise.all([main.pool.end(), sync.pool.end()])),
+    };
   }
   const { Pool } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
-  const pool = new Pool({ connectionString: options.url, max: getEnv().PG_POOL_MAX, ...poolBounds() });
-  pool.on("error", poolErrorListener);
-  const db = drizzle({ client: pool, ...config });
+  const open = (purpose: Purpose) => {
+    const pool = new Pool({ connectionString: options.url, ...poolBounds(purpose) });
+    pool.on("error", poolErrorListener);
+    return { pool, db: drizzle({ client: pool, ...config }) };
+  };
+  const main = open("requests");
+  const sync = open("sync");
   if (options.migrate) {
     const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-    await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    await migrate(main.db, { migrationsFolder: MIGRATIONS_FOLDER });
   }
-  return { db: db as unknown as Database, kind: "pg", close: () => pool.end() };
+  syncCompanions.set(main.db, sync.db as unknown as Database);
+  return {
+    db: main.db as unknown as Database,
+    kind: "pg",
+    close: async () => void (await Promise.all([main.pool.end(), sync.pool.end()])),
+  };
+}
+
+type Purpose = "requests" | "sync";
+
+/** Each server database's companion for syncs (PGlite has one connection and no companion). */
+const syncCompanions = new WeakMap<object, Database>();
+
+/**
+ * The database a sync writes through: for a server database its own small pool whose statements
+ * may run for SYNC_STATEMENT_TIMEOUT_MS (a bank's whole history in one transaction), so a long
+ * sync never holds a request's connection nor is cut at the request bound; otherwise `db` itself.
+ */
+export function syncDatabaseFor(db: Database): Database {
+  return syncCompanions.get(db) ?? db;
 }
 
 /**
@@ -90,13 +122,16 @@ export async function openDatabase(options: {
  * instead of hanging them: `connectionTimeoutMillis` bounds both opening a connection and waiting
  * for a free one in the pool (the larger of the two settings), `statement_timeout` each statement
  * on the server, `query_timeout` the same on our side when the server stops answering at all.
+ * Requests and syncs have separate pools with their own statement bounds.
  */
-function poolBounds() {
+function poolBounds(purpose: Purpose) {
   const env = getEnv();
+  const statement = purpose === "sync" ? env.SYNC_STATEMENT_TIMEOUT_MS : env.DB_STATEMENT_TIMEOUT_MS;
   return {
+    max: purpose === "sync" ? env.SYNC_POOL_MAX : env.PG_POOL_MAX,
     connectionTimeoutMillis: Math.max(env.DB_CONNECT_TIMEOUT_MS, env.DB_ACQUIRE_TIMEOUT_MS),
-    statement_timeout: env.DB_STATEMENT_TIMEOUT_MS,
-    query_timeout: env.DB_STATEMENT_TIMEOUT_MS + 1_000,
+    statement_timeout: statement,
+    query_timeout: statement + 1_000,
   };
 }
 

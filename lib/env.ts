@@ -43,6 +43,9 @@ const envSchema = z.object({
   DB_CONNECT_TIMEOUT_MS: positiveInt(5_000),
   DB_ACQUIRE_TIMEOUT_MS: positiveInt(3_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(5_000),
+  /** Syncs write a bank's whole history in one transaction: their own small pool, with a longer statement bound. */
+  SYNC_STATEMENT_TIMEOUT_MS: positiveInt(60_000),
+  SYNC_POOL_MAX: positiveInt(2),
   /** 32 bytes as base64 or 64 hex characters; optionally several as `version:key,…` (newest last). */
   ENCRYPTION_KEY: optionalString,
   AUTH_SECRET: optionalString,

@@ -37,7 +37,7 @@
  * first sync: a balance that cannot be derived is left missing rather than invented.
  */
 import { and, eq, inArray, max, notInArray, sql } from "drizzle-orm";
-import type { Database } from "@/db";
+import { type Database, syncDatabaseFor } from "@/db";
 import {
   balanceSnapshots,
   bankAccounts,
@@ -282,6 +282,8 @@ export async function syncConnection(
   );
   renew.unref();
 
+  // The heavy reads and the one write transaction go through the sync pool (longer statement bound).
+  const writer = syncDatabaseFor(db);
   try {
     const provider = options.provider ?? getProvider(connection.provider, db);
     const accessToken = decryptSecret(
@@ -294,7 +296,7 @@ export async function syncConnection(
 
     // Which days each account still lacks in its snapshot history.
     const today = isoDay(now);
-    const lastSnapshots = await db
+    const lastSnapshots = await writer
       .select({ providerAccountId: bankAccounts.providerAccountId, last: max(balanceSnapshots.date) })
       .from(bankAccounts)
       .leftJoin(balanceSnapshots, eq(balanceSnapshots.accountId, bankAccounts.id))
@@ -319,7 +321,7 @@ export async function syncConnection(
       );
     }
 
-    const written = await db.transaction(async (tx) => {
+    const written = await writer.transaction(async (tx) => {
       const [locked] = await tx
         .select({ syncCursor: bankConnections.syncCursor })
         .from(bankConnections)

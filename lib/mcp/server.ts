@@ -24,6 +24,7 @@ import {
 import { createMcpHandler } from "mcp-handler";
 import { type Database, getDb } from "@/db";
 import { getEnv } from "@/lib/env";
+import { createKeyedSlots, type KeyedSlots } from "@/lib/keyed-slots";
 import { consumeRateLimit } from "@/lib/rate-limit";
 import { authUnavailableResponse, type McpCredential, rateLimitKey, withBearerAuth } from "./auth";
 import type { ToolDefinition } from "./define-tool";
@@ -232,8 +233,79 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     const appUrl = getEnv().APP_URL;
     const rejected = originRejection(req, appUrl) ?? hostRejection(req, appUrl) ?? versionRejection(req);
     if (rejected) return rejected;
-    return authenticated(req);
+    const authorization = req.headers.get("authorization");
+    if (!authorization) return authenticated(req);
+    const release = await credentialSlots().acquire(authorization);
+    if (!release) {
+      return jsonRpcError(
+        503,
+        -32000,
+        "Busy: this credential's earlier requests are still running. Retry in a moment.",
+        { "Retry-After": "1" },
+      );
+    }
+    try {
+      return releasedAtEnd(await authenticated(req), release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   };
+}
+
+/**
+ * One credential may hold at most half the request pool (and waits in its own line for at most
+ * DB_ACQUIRE_TIMEOUT_MS), so one caller's slow requests never take every connection from the
+ * others. Keyed by the Authorization header, before any database work; held until the answer's
+ * body has been sent.
+ */
+let slots: { limit: number; wait: number; value: KeyedSlots } | undefined;
+function credentialSlots(): KeyedSlots {
+  const env = getEnv();
+  const limit = Math.max(1, Math.floor(env.PG_POOL_MAX / 2));
+  const wait = env.DB_ACQUIRE_TIMEOUT_MS;
+  if (slots?.limit !== limit || slots.wait !== wait)
+    slots = { limit, wait, value: createKeyedSlots(limit, wait) };
+  return slots.value;
+}
+
+/** The same response, calling `release` once its body has been read to the end or abandoned. */
+function releasedAtEnd(response: Response, releaseSlot: () => void): Response {
+  // A body nobody reads or cancels must not hold the slot forever.
+  const timer = setTimeout(releaseSlot, 120_000);
+  timer.unref?.();
+  const release = () => {
+    clearTimeout(timer);
+    releaseSlot();
+  };
+  if (!response.body) {
+    release();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      release();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** 405 for GET (no server-initiated stream: the service is stateless) and DELETE (no sessions). */

@@ -6,8 +6,11 @@
  * the process, and the next request after the fault succeeds. PostgreSQL only: PGlite has no
  * network to fail.
  */
+
+import { sql } from "drizzle-orm";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Handle, openDatabase, setDbForTesting } from "@/db";
+import { type Handle, openDatabase, setDbForTesting, syncDatabaseFor } from "@/db";
 import { resetEnvCache } from "@/lib/env";
 import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 import { createUserInState, initializeRequest, rpc, type StateUser } from "../helpers/mcp-client";
@@ -28,6 +31,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")("a database that freezes or d
   let handle: Handle;
   let server: ServedRoutes;
   let user: StateUser;
+  let other: StateUser;
   const previous: Record<string, string | undefined> = {};
   const errors: unknown[] = [];
   const onUncaught = (error: unknown) => errors.push(error);
@@ -40,6 +44,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")("a database that freezes or d
     resetEnvCache();
     process.on("uncaughtException", onUncaught);
     user = await createUserInState(getDb(), "active");
+    other = await createUserInState(getDb(), "active");
     proxy = await startFaultProxy(process.env.TEST_DATABASE_URL ?? "");
     handle = await openDatabase({ url: proxy.url, driver: "pg" });
     setDbForTesting(handle);
@@ -83,6 +88,54 @@ describe.skipIf(testDatabaseKind() !== "postgres")("a database that freezes or d
     let healed = 0;
     for (let i = 0; i < 5 && healed !== 200; i++) healed = (await initialize()).status;
     expect(healed).toBe(200);
+  });
+
+  it("syncs run on their own pool, whose statements may take a minute; requests keep their bound", async () => {
+    const shown = async (db: typeof handle.db) =>
+      (
+        (await db.execute(sql`show statement_timeout`)) as unknown as {
+          rows: { statement_timeout: string }[];
+        }
+      ).rows[0]?.statement_timeout;
+    expect(await shown(handle.db)).toBe("1s");
+    expect(syncDatabaseFor(handle.db)).not.toBe(handle.db);
+    expect(await shown(syncDatabaseFor(handle.db))).toBe("1min");
+  });
+
+  it("one caller's stuck requests hold at most half the pool: another caller is still answered", async () => {
+    // The first caller's rate-limit row is locked by another session, so each of its requests
+    // waits on the lock until the statement bound (a real slow query, not a mock).
+    expect((await initialize()).status).toBe(200);
+    const locker = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await locker.connect();
+    try {
+      await locker.query("begin");
+      await locker.query("select 1 from rate_limits where key = $1 for update", [`api_key:${user.apiKeyId}`]);
+      let stuckSettled = false;
+      const stuck = Promise.all(Array.from({ length: 4 }, initialize)).finally(() => {
+        stuckSettled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      const answer = await rpc(server.url("/api/mcp"), initializeRequest("2025-06-18"), {
+        apiKey: other.apiKey,
+      });
+      const waited = Date.now() - started;
+      // Answered at once, while the first caller's requests are still stuck (without the
+      // per-credential slots it waited for their statement bound to free a connection).
+      expect(answer.status).toBe(200);
+      expect(stuckSettled).toBe(false);
+      expect(waited).toBeLessThan(BOUND_MS / 2);
+      const stuckAnswers = await stuck;
+      for (const a of stuckAnswers) {
+        expect(a.status).toBe(503);
+        expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(0);
+      }
+    } finally {
+      await locker.query("rollback").catch(() => {});
+      await locker.end();
+    }
+    expect((await initialize()).status).toBe(200);
   });
 
   it("dropped connections: no crash, the next request succeeds", async () => {
