@@ -64,6 +64,8 @@ const envSchema = z.object({
   PLAID_API_BASE: optionalString,
   PLAID_REDIRECT_URI: optionalString,
   PLAID_WEBHOOK_URL: optionalString,
+  /** Our bound on one Plaid call (ms); real-time balances get at least the 30 s Plaid documents for them. */
+  PLAID_TIMEOUT_MS: positiveInt(10_000),
   CRON_SECRET: optionalString,
   /** `1` lets the sandbox force re-authorization in a production build (browser tests only). */
   ALLOW_SANDBOX_REAUTH: z

@@ -33,7 +33,7 @@ export function getPlaidApi(): PlaidApi {
     );
   }
   const basePath = env.PLAID_API_BASE ?? PlaidEnvironments[env.PLAID_ENV];
-  const key = `${basePath}|${env.PLAID_CLIENT_ID}|${env.PLAID_SECRET}`;
+  const key = `${basePath}|${env.PLAID_CLIENT_ID}|${env.PLAID_SECRET}|${env.PLAID_TIMEOUT_MS}`;
   if (cached?.key !== key) {
     const configuration = new Configuration({
       basePath,
@@ -43,8 +43,9 @@ export function getPlaidApi(): PlaidApi {
           "PLAID-SECRET": env.PLAID_SECRET,
           "Plaid-Version": "2020-09-14",
         },
-        // Plaid documents up to 30 s for /accounts/balance/get; leave room.
-        timeout: 60_000,
+        // A Plaid call never holds a sync (or a person at the dashboard) longer than this; the SDK
+        // does not retry, so a timed-out sync is retried by the next cron run or webhook.
+        timeout: env.PLAID_TIMEOUT_MS,
       },
     });
     cached = { key, api: new PlaidApi(configuration) };

@@ -132,7 +132,11 @@ export class PlaidProvider implements BankProvider {
   async getAccounts(accessToken: string): Promise<ProviderAccount[]> {
     const data = this.realtimeBalances
       ? await callPlaid("/accounts/balance/get", () =>
-          this.api().accountsBalanceGet({ access_token: accessToken }),
+          this.api().accountsBalanceGet(
+            { access_token: accessToken },
+            // Plaid documents up to 30 s for a real-time balance read.
+            { timeout: Math.max(getEnv().PLAID_TIMEOUT_MS, 30_000) },
+          ),
         )
       : await callPlaid("/accounts/get", () => this.api().accountsGet({ access_token: accessToken }));
     return data.accounts.map(mapAccount);
