@@ -438,6 +438,8 @@ export const oauthGrants = pgTable(
     scope: text().notNull(),
     resource: text().notNull(),
     createdAt: createdAt(),
+    /** A grant ends a year after approval unless the user keeps it (Connected apps) or approves again. */
+    expiresAt: ts().notNull(),
     lastUsedAt: ts(),
     revokedAt: ts(),
   },

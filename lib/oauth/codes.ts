@@ -9,7 +9,7 @@ import { oauthCodes, oauthGrants } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
 import type { ValidAuthorizationRequest } from "./authorize";
 import { keepClient } from "./clients";
-import { CODE_TTL_SECONDS } from "./config";
+import { CODE_TTL_SECONDS, grantExpiry } from "./config";
 import { parseScope } from "./scopes";
 import { generateSecret, SECRET_PREFIX } from "./secrets";
 
@@ -38,19 +38,19 @@ export async function issueAuthorizationCode(
       )
       .limit(1);
     let grantId: string;
+    // Approving (again) starts the grant's year afresh.
+    const expiresAt = grantExpiry(new Date());
     if (existing) {
       grantId = existing.id;
       const scope = [...new Set([...parseScope(existing.scope), ...parseScope(request.scope)])].join(" ");
-      if (scope !== existing.scope) {
-        await tx
-          .update(oauthGrants)
-          .set({ scope })
-          .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.userId, userId)));
-      }
+      await tx
+        .update(oauthGrants)
+        .set({ scope, expiresAt })
+        .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.userId, userId)));
     } else {
       const [grant] = await tx
         .insert(oauthGrants)
-        .values({ userId, clientId, scope: request.scope, resource: request.resource })
+        .values({ userId, clientId, scope: request.scope, resource: request.resource, expiresAt })
         .returning({ id: oauthGrants.id });
       if (!grant) throw new Error("grant not saved");
       grantId = grant.id;

@@ -6,8 +6,16 @@ import { getEnv } from "@/lib/env";
 
 /** Codes live at most 10 minutes (RFC 6749 §4.1.2, OAuth 2.1). */
 export const CODE_TTL_SECONDS = 600;
-/** A grant ends this long after the person approved it; the app then asks for consent again. */
+/**
+ * A grant ends this long after the person approved it (or last chose to keep it under Connected
+ * apps); the app then asks for consent again.
+ */
 export const GRANT_MAX_AGE_DAYS = 365;
+
+/** When a grant approved or kept at `from` ends. */
+export function grantExpiry(from: Date): Date {
+  return new Date(from.getTime() + GRANT_MAX_AGE_DAYS * 86_400_000);
+}
 /** A registered client that never completes a grant is forgotten after this long. */
 export const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 

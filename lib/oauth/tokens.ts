@@ -11,7 +11,7 @@ import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type OAuthClient, oauthClients, oauthCodes, oauthGrants, oauthTokens } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
-import { GRANT_MAX_AGE_DAYS, getOAuthConfig } from "./config";
+import { GRANT_MAX_AGE_DAYS, getOAuthConfig, grantExpiry } from "./config";
 import { OAuthError } from "./errors";
 import { checkPkce } from "./pkce";
 import { parseScope } from "./scopes";
@@ -252,7 +252,7 @@ export async function refreshAccessToken(
           eq(oauthGrants.id, rotated.grantId),
           eq(oauthGrants.userId, rotated.userId),
           isNull(oauthGrants.revokedAt),
-          gt(oauthGrants.createdAt, new Date(now.getTime() - GRANT_MAX_AGE_DAYS * 86_400_000)),
+          gt(oauthGrants.expiresAt, now),
         ),
       )
       .returning({ id: oauthGrants.id });
@@ -274,7 +274,7 @@ export async function refreshAccessToken(
   if (result === "grant_ended")
     throw new OAuthError(
       "invalid_grant",
-      `The user revoked this app, or its access ended (a grant lasts ${GRANT_MAX_AGE_DAYS} days); sign in again.`,
+      `The user revoked this app, or its access ended (a grant lasts ${GRANT_MAX_AGE_DAYS} days unless the user keeps it); sign in again.`,
     );
   if (result) return result;
   // Not rotated: re-read to tell reuse after the grace (revoke the grant, RFC 9700 §4.14.2) from
@@ -328,11 +328,16 @@ export interface ConnectedApp {
   redirectUris: string[];
   scope: string;
   approvedAt: Date;
+  expiresAt: Date;
   lastUsedAt: Date | null;
 }
 
 /** The user's live grants, newest first: what "Connected apps" lists. */
-export async function listConnectedApps(db: Database, userId: string): Promise<ConnectedApp[]> {
+export async function listConnectedApps(
+  db: Database,
+  userId: string,
+  now = new Date(),
+): Promise<ConnectedApp[]> {
   return db
     .select({
       grantId: oauthGrants.id,
@@ -342,12 +347,38 @@ export async function listConnectedApps(db: Database, userId: string): Promise<C
       redirectUris: oauthClients.redirectUris,
       scope: oauthGrants.scope,
       approvedAt: oauthGrants.createdAt,
+      expiresAt: oauthGrants.expiresAt,
       lastUsedAt: oauthGrants.lastUsedAt,
     })
     .from(oauthGrants)
     .innerJoin(oauthClients, eq(oauthClients.clientId, oauthGrants.clientId))
-    .where(and(eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt)))
+    .where(and(eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt), gt(oauthGrants.expiresAt, now)))
     .orderBy(desc(oauthGrants.createdAt));
+}
+
+/**
+ * "Keep": the person wants this app to keep its access; the grant's year starts again from `now`.
+ * Null when the user has no such live grant (an ended one needs a new approval from the app).
+ */
+export async function keepGrant(
+  db: Database,
+  grantId: string,
+  userId: string,
+  now = new Date(),
+): Promise<Date | null> {
+  const [kept] = await db
+    .update(oauthGrants)
+    .set({ expiresAt: grantExpiry(now) })
+    .where(
+      and(
+        eq(oauthGrants.id, grantId),
+        eq(oauthGrants.userId, userId),
+        isNull(oauthGrants.revokedAt),
+        gt(oauthGrants.expiresAt, now),
+      ),
+    )
+    .returning({ expiresAt: oauthGrants.expiresAt });
+  return kept?.expiresAt ?? null;
 }
 
 /** Number of live tokens in a grant (tests and diagnostics). */

@@ -39,6 +39,7 @@ export async function verifyAccessToken(
       expiresAt: oauthTokens.expiresAt,
       revokedAt: oauthTokens.revokedAt,
       grantRevokedAt: oauthGrants.revokedAt,
+      grantExpiresAt: oauthGrants.expiresAt,
       lastUsedAt: oauthGrants.lastUsedAt,
     })
     .from(oauthTokens)
@@ -50,7 +51,7 @@ export async function verifyAccessToken(
     .limit(1);
   const now = new Date();
   if (!row || row.revokedAt || row.grantRevokedAt || row.resource !== resource) return null;
-  if (row.expiresAt.getTime() <= now.getTime()) return null;
+  if (row.expiresAt.getTime() <= now.getTime() || row.grantExpiresAt.getTime() <= now.getTime()) return null;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
     const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
     await db

@@ -372,12 +372,16 @@ describe.skipIf(server.skipReason)("OAuth 2.1 with real clients", () => {
     }
   });
 
-  it("Connected apps lists the approved client (not the one whose grant ended); Revoke ends its token at once", async () => {
+  it("Connected apps lists the approved client (not the one whose grant ended); Keep renews its year; Revoke ends its token at once", async () => {
     expect(sdkAccessToken).not.toBe("");
     expect((await mcpToolsList(sdkAccessToken)).status).toBe(200);
     await page.goto(`${server.baseUrl}/dashboard/apps`);
     await page.getByText("MCP SDK e2e client").waitFor();
     await expect(page.getByText("oauth4webapi e2e client").count()).resolves.toBe(0); // its grant ended on reuse
+    await page.getByText(/Access ends .* unless you keep it/).waitFor();
+    await page.getByRole("button", { name: "Keep MCP SDK e2e client connected for another year" }).click();
+    await page.getByRole("status").filter({ hasText: "Kept for another year." }).waitFor();
+    expect((await mcpToolsList(sdkAccessToken)).status).toBe(200);
     await page.getByRole("button", { name: "Revoke MCP SDK e2e client" }).click();
     await page.getByText("No apps are connected.").waitFor();
     expect((await mcpToolsList(sdkAccessToken)).status).toBe(401);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { oauthCodes, oauthGrants, oauthTokens } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
+import { keepGrant, listConnectedApps } from "@/lib/oauth/tokens";
 import { verifyAccessToken } from "@/lib/oauth/verify";
 // Aliased: Biome reads a `use…` call at module level as a React hook.
 import { useTestDatabase } from "../helpers/db";
@@ -288,19 +289,50 @@ describe("token: refresh_token", () => {
     expect(grant?.revokedAt).not.toBeNull();
   });
 
-  it("a grant ends a year after consent: refresh then fails with invalid_grant", async () => {
+  it("a grant ends a year after consent: refresh and its access tokens then fail; keeping it or approving again renews the year", async () => {
     const db = getDb();
     const { user, client, tokens } = await obtainTokens(db);
-    await db
-      .update(oauthGrants)
-      .set({ createdAt: new Date(Date.now() - 366 * 86_400_000) })
-      .where(eq(oauthGrants.userId, user.userId));
+    const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.userId, user.userId));
+    // Approval sets the end a year ahead.
+    expect(Math.round((grant!.expiresAt.getTime() - grant!.createdAt.getTime()) / 86_400_000)).toBe(365);
+    const ended = new Date(Date.now() - 1_000);
+    await db.update(oauthGrants).set({ expiresAt: ended }).where(eq(oauthGrants.id, grant!.id));
+    expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
+    expect(await listConnectedApps(db, user.userId)).toEqual([]);
+    // An ended grant cannot be kept: the app must ask again.
+    expect(await keepGrant(db, grant!.id, user.userId)).toBeNull();
     const answer = await exchangeRefreshToken(tokens.refresh_token!, client.clientId);
     expect(answer.status).toBe(400);
     expect(await answer.json()).toMatchObject({
       error: "invalid_grant",
       error_description: expect.stringContaining("365 days"),
     });
+
+    // Kept a day before its end: a year from that day, and refresh works.
+    const second = await obtainTokens(db);
+    const [live] = await db.select().from(oauthGrants).where(eq(oauthGrants.userId, second.user.userId));
+    await db
+      .update(oauthGrants)
+      .set({ expiresAt: new Date(Date.now() + 86_400_000) })
+      .where(eq(oauthGrants.id, live!.id));
+    expect(await keepGrant(db, live!.id, user.userId)).toBeNull(); // not this user's grant
+    const now = new Date();
+    const kept = await keepGrant(db, live!.id, second.user.userId, now);
+    expect(kept?.getTime()).toBe(now.getTime() + 365 * 86_400_000);
+    const [app] = await listConnectedApps(db, second.user.userId);
+    expect(app?.expiresAt.getTime()).toBe(kept?.getTime());
+    expect((await exchangeRefreshToken(second.tokens.refresh_token!, second.client.clientId)).status).toBe(
+      200,
+    );
+
+    // Approving the same client again starts the year afresh too.
+    await db
+      .update(oauthGrants)
+      .set({ expiresAt: new Date(Date.now() + 60_000) })
+      .where(eq(oauthGrants.id, live!.id));
+    await obtainTokens(db, second.user, second.client);
+    const [renewed] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, live!.id));
+    expect(renewed!.expiresAt.getTime()).toBeGreaterThan(Date.now() + 364 * 86_400_000);
   });
 
   it("racing refreshes with one token: each gets a working pair of the same grant", async () => {

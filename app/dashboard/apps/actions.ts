@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { createAction } from "@/lib/action";
 import { AppError } from "@/lib/errors";
-import { revokeGrant } from "@/lib/oauth/tokens";
+import { keepGrant, revokeGrant } from "@/lib/oauth/tokens";
 
 const revokeAppSchema = z.object({ grantId: z.uuid({ error: "Unknown app." }) });
 
@@ -14,4 +14,12 @@ export const revokeAppAction = createAction(revokeAppSchema, async ({ grantId },
   if (!ended) throw new AppError("not_found", "That app is not connected.");
   revalidatePath("/dashboard/apps");
   return { data: undefined, message: "Disconnected." };
+});
+
+/** Keeps an app connected for another year from today (a grant otherwise ends a year after approval). */
+export const keepAppAction = createAction(revokeAppSchema, async ({ grantId }, { user, db }) => {
+  const until = await keepGrant(db, grantId, user.id);
+  if (!until) throw new AppError("not_found", "That app is not connected.");
+  revalidatePath("/dashboard/apps");
+  return { data: undefined, message: "Kept for another year." };
 });

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { getDb } from "@/db";
 import { requirePageUser } from "@/lib/auth";
 import { listConnectedApps } from "@/lib/oauth/tokens";
-import { RevokeAppButton } from "./revoke-button";
+import { AppButtons } from "./app-buttons";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Connected apps · Ledgerlink" };
@@ -18,7 +18,8 @@ export default async function ConnectedAppsPage() {
       <h1 className="text-2xl font-semibold">Connected apps</h1>
       <p className="mt-2 text-slate-600">
         Apps you approved to read your data through OAuth (for example Claude or ChatGPT connectors). Revoking
-        one ends its access at once; it would have to ask you again.
+        one ends its access at once; it would have to ask you again. An app's access ends a year after you
+        approve it, unless you keep it.
       </p>
       {apps.length === 0 ? (
         <p className="mt-6 text-slate-600">No apps are connected.</p>
@@ -42,8 +43,11 @@ export default async function ConnectedAppsPage() {
                     Approved {dateTime.format(app.approvedAt)} UTC · Last used{" "}
                     {app.lastUsedAt ? `${dateTime.format(app.lastUsedAt)} UTC` : "never"}
                   </p>
+                  <p className="text-sm text-slate-600">
+                    Access ends {dateTime.format(app.expiresAt)} UTC unless you keep it
+                  </p>
                 </div>
-                <RevokeAppButton grantId={app.grantId} appName={name} />
+                <AppButtons grantId={app.grantId} appName={name} />
               </li>
             );
           })}
