@@ -52,7 +52,10 @@ function customerIdOf(event: Stripe.Event): string | null {
 export function verifyStripeEvent(rawBody: string, signature: string | null): Stripe.Event {
   const secret = getEnv().STRIPE_WEBHOOK_SECRET;
   if (!secret)
-    throw new AppError("unavailable", "Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET).");
+    throw new AppError(
+      "not_found",
+      "Stripe webhooks are not configured here (STRIPE_WEBHOOK_SECRET is not set).",
+    );
   if (!signature) throw new AppError("invalid_input", "Missing Stripe-Signature header.");
   try {
     return getStripe().webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS);
