@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -7,7 +8,9 @@ export const metadata: Metadata = {
     "Let your AI assistant read your bank data, safely: a remote MCP server for your linked banks.",
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+// Every page is rendered per request: Next puts the request's CSP nonce (proxy.ts) on its scripts.
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">{children}</body>

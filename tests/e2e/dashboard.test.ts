@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { e2eServer, launchBrowser, screenshot, signIn } from "./helpers";
+import { e2eServer, launchBrowser, screenshot, signIn, watchCspViolations } from "./helpers";
 
 const server = e2eServer();
 const email = `e2e-${randomUUID().slice(0, 8)}@example.test`;
@@ -51,6 +51,7 @@ describe.skipIf(Boolean(server.skipReason))(
   () => {
     let browser: Browser;
     let page: Page;
+    let cspViolations: string[] = [];
     let firstKey = "";
     let rotatedKey = "";
     const shots: string[] = [];
@@ -59,6 +60,7 @@ describe.skipIf(Boolean(server.skipReason))(
     beforeAll(async () => {
       browser = await launchBrowser();
       page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      cspViolations = watchCspViolations(page);
     });
     afterAll(async () => {
       await browser?.close();
@@ -190,6 +192,14 @@ describe.skipIf(Boolean(server.skipReason))(
       await expect.poll(() => page.locator("tbody tr").count()).toBeGreaterThanOrEqual(3);
       await expect.poll(() => page.getByText("get_connection_status").count()).toBeGreaterThanOrEqual(3);
       shots.push(await screenshot(page, "11-activity"));
+    });
+
+    it("ran under the page's Content-Security-Policy (a nonce per request) without one refusal", async () => {
+      const policy = (await fetch(`${server.baseUrl}/sign-in`, { redirect: "manual" })).headers.get(
+        "content-security-policy",
+      );
+      expect(policy).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+      expect(cspViolations).toEqual([]);
     });
   },
 );

@@ -181,3 +181,15 @@ export async function startServer(
   }
   return { baseUrl, logPath, skipReason: "", stop };
 }
+
+/**
+ * Collects what the page's Content-Security-Policy blocked (Chromium reports each refusal as a
+ * console error). A scenario that ends with an empty list ran entirely under the policy.
+ */
+export function watchCspViolations(page: Page): string[] {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
+}

@@ -33,7 +33,15 @@ import {
   type PlaidFake,
   startPlaidFake,
 } from "../fixtures/plaid-fake";
-import { e2eServer, launchBrowser, type StartedServer, screenshot, signIn, startServer } from "./helpers";
+import {
+  e2eServer,
+  launchBrowser,
+  type StartedServer,
+  screenshot,
+  signIn,
+  startServer,
+  watchCspViolations,
+} from "./helpers";
 
 const { skipReason } = e2eServer();
 const email = `e2e-plaid-${randomUUID().slice(0, 8)}@example.test`;
@@ -146,6 +154,7 @@ describe.skipIf(Boolean(skipReason))(
     let server: StartedServer;
     let browser: Browser;
     let page: Page;
+    let cspViolations: string[] = [];
     const data = plaidItemData();
     // Right after linking Plaid often has recurring streams not ready yet: the row says so.
     const itemOptions: ItemOptions = { productErrors: { recurring: "PRODUCT_NOT_READY" } };
@@ -175,6 +184,7 @@ describe.skipIf(Boolean(skipReason))(
       });
       browser = await launchBrowser();
       page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      cspViolations = watchCspViolations(page);
       await page.route(PLAID_LINK_URL, (route) =>
         route.fulfill({ status: 200, contentType: "application/javascript", body: FAKE_LINK_JS }),
       );
@@ -366,6 +376,14 @@ describe.skipIf(Boolean(skipReason))(
         );
       expect(new URL(page.url()).searchParams.has("oauth_state_id")).toBe(false);
       expect(fake.items.size).toBe(items);
+    });
+
+    it("ran under the page's Content-Security-Policy (a nonce per request) without one refusal", async () => {
+      const policy = (await fetch(`${server.baseUrl}/sign-in`, { redirect: "manual" })).headers.get(
+        "content-security-policy",
+      );
+      expect(policy).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+      expect(cspViolations).toEqual([]);
     });
   },
 );
