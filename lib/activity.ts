@@ -6,6 +6,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKeys, oauthClients, toolCalls } from "@/db/schema";
+import { defer } from "@/lib/deferred";
 
 /** Through what a tool was called: an API key or an OAuth client. */
 export type CredentialKind = "api_key" | "oauth";
@@ -22,16 +23,38 @@ export interface ToolCallRecord {
   durationMs: number;
 }
 
-/** Inserts one activity row. */
+const rowOf = (call: ToolCallRecord) => ({
+  userId: call.userId,
+  credentialKind: call.credentialKind,
+  apiKeyId: call.apiKeyId ?? null,
+  oauthClientId: call.oauthClientId ?? null,
+  tool: call.tool,
+  status: call.status,
+  durationMs: Math.max(0, Math.round(call.durationMs)),
+});
+
+/** Inserts one activity row now. */
 export async function recordToolCall(db: Database, call: ToolCallRecord): Promise<void> {
-  await db.insert(toolCalls).values({
-    userId: call.userId,
-    credentialKind: call.credentialKind,
-    apiKeyId: call.apiKeyId ?? null,
-    oauthClientId: call.oauthClientId ?? null,
-    tool: call.tool,
-    status: call.status,
-    durationMs: Math.max(0, Math.round(call.durationMs)),
+  await db.insert(toolCalls).values(rowOf(call));
+}
+
+const waiting = new Map<Database, ToolCallRecord[]>();
+
+/**
+ * Records a tool call after the answer has been sent: rows of calls that finish close together
+ * go to the database in one insert.
+ */
+export function recordToolCallLater(db: Database, call: ToolCallRecord): void {
+  const rows = waiting.get(db);
+  if (rows) {
+    rows.push(call);
+    return;
+  }
+  waiting.set(db, [call]);
+  defer("activity", async () => {
+    const batch = waiting.get(db) ?? [];
+    waiting.delete(db);
+    if (batch.length > 0) await db.insert(toolCalls).values(batch.map(rowOf));
   });
 }
 

@@ -114,41 +114,6 @@ export async function createApiKey(db: Database, userId: string, name: string): 
   return insertApiKey(db, userId, nameOf(name));
 }
 
-export interface VerifiedApiKey {
-  keyId: string;
-  userId: string;
-  name: string;
-}
-
-/**
- * Verifies a presented key: null when malformed (no database look-up), unknown, revoked or
- * rotated. Records last use at most once a minute per key.
- */
-export async function verifyApiKey(db: Database, key: string): Promise<VerifiedApiKey | null> {
-  if (!isWellFormedApiKey(key)) return null;
-  const [row] = await db
-    .select({
-      id: apiKeys.id,
-      userId: apiKeys.userId,
-      name: apiKeys.name,
-      revokedAt: apiKeys.revokedAt,
-      rotatedAt: apiKeys.rotatedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-    })
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, hashSecret(key)))
-    .limit(1);
-  if (!row || row.revokedAt || row.rotatedAt) return null;
-  const now = new Date();
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
-    await db
-      .update(apiKeys)
-      .set({ lastUsedAt: now })
-      .where(and(eq(apiKeys.id, row.id), eq(apiKeys.userId, row.userId)));
-  }
-  return { keyId: row.id, userId: row.userId, name: row.name };
-}
-
 /**
  * Replaces key `keyId` of `userId` with a new key of the same name. The old key stops working
  * in the same transaction. Throws `not_found` for a key that is not this user's or not live.

@@ -48,15 +48,16 @@ export async function consumeRateLimit(
     Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000),
   );
   // Old windows are useless; a rare, cheap sweep keeps the table small without a cron job.
-  if (count === cost && Math.random() < 0.01) {
-    await db
-      .delete(rateLimits)
-      .where(lt(rateLimits.windowStart, new Date(windowStart.getTime() - 10 * WINDOW_MS)));
-  }
+  if (count === cost && Math.random() < 0.01) await sweepRateLimits(db, now);
   return {
     allowed: count <= limitPerMinute,
     limit: limitPerMinute,
     remaining: Math.max(0, limitPerMinute - count),
     retryAfterSeconds,
   };
+}
+
+/** Deletes windows that ended more than ten minutes before `now`. */
+export async function sweepRateLimits(db: Database, now: Date = new Date()): Promise<void> {
+  await db.delete(rateLimits).where(lt(rateLimits.windowStart, new Date(now.getTime() - 11 * WINDOW_MS)));
 }

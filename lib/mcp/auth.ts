@@ -17,10 +17,9 @@
  */
 import { bearerAuthChallengeResponse, OAuthError, OAuthErrorCode } from "@modelcontextprotocol/server";
 import type { Database } from "@/db";
-import { KEY_PREFIX, verifyApiKey } from "@/lib/api-keys";
 import { getOAuthConfig } from "@/lib/oauth/config";
 import { protectedResourceMetadataUrl } from "@/lib/oauth/metadata";
-import { verifyAccessToken } from "@/lib/oauth/verify";
+import { loadCaller } from "./caller";
 
 /** Who is calling, as every later step (rate limit, tools, activity log) needs it. */
 export type McpCredential =
@@ -35,21 +34,6 @@ export type McpCredential =
       expiresAt: Date;
     };
 
-/** The rate-limit bucket of a credential: one per API key, one per OAuth grant. */
-export function rateLimitKey(credential: McpCredential): string {
-  switch (credential.kind) {
-    case "api_key":
-      return `api_key:${credential.apiKeyId}`;
-    case "oauth":
-      return `oauth:${credential.grantId}`;
-  }
-}
-
-export type BearerAuthResult =
-  | { ok: true; credential: McpCredential }
-  /** `missing`: no Authorization header at all; `invalid`: something was sent and it is no good. */
-  | { ok: false; reason: "missing" | "invalid" };
-
 // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; we accept exactly one space.
 const BEARER_PATTERN = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
@@ -58,48 +42,23 @@ export function mcpResourceUrl(): string {
   return getOAuthConfig().resource;
 }
 
+/** The token of an `Authorization` value, or null unless it is exactly `Bearer <token>`. */
+export function bearerToken(authorization: string): string | null {
+  return BEARER_PATTERN.exec(authorization)?.[1] ?? null;
+}
+
 /**
- * Verifies one bearer token string. `llk_…` goes to the API-key store; anything else is treated
- * as an OAuth access token for `resource`. Null when the token is not a live credential; throws
- * when the backend cannot tell.
+ * The credential a bearer token stands for, or null when it is no live credential (unknown,
+ * revoked, rotated, expired, for another resource). Throws when the database cannot tell. The
+ * MCP endpoint gets the same answer from its one context statement (caller.ts); this counts
+ * nothing against the rate limit.
  */
 export async function verifyBearerToken(
   db: Database,
   token: string,
-  resource: string,
-): Promise<McpCredential | null> {
-  if (token.startsWith(`${KEY_PREFIX}_`)) {
-    const key = await verifyApiKey(db, token);
-    return key ? { kind: "api_key", userId: key.userId, apiKeyId: key.keyId } : null;
-  }
-  // verifyAccessToken already refuses expired, revoked and foreign-audience tokens.
-  const access = await verifyAccessToken(db, token, resource);
-  if (!access) return null;
-  return {
-    kind: "oauth",
-    userId: access.userId,
-    oauthClientId: access.clientId,
-    grantId: access.grantId,
-    scopes: access.scopes,
-    expiresAt: access.expiresAt,
-  };
-}
-
-/**
- * Authenticates an `Authorization` header value (null when absent). Throws when the backend
- * fails; the caller maps that to 503.
- */
-export async function authenticateBearer(
-  db: Database,
-  authorization: string | null,
   resource: string = mcpResourceUrl(),
-): Promise<BearerAuthResult> {
-  if (authorization === null) return { ok: false, reason: "missing" };
-  const match = BEARER_PATTERN.exec(authorization);
-  const token = match?.[1];
-  if (!token) return { ok: false, reason: "invalid" };
-  const credential = await verifyBearerToken(db, token, resource);
-  return credential ? { ok: true, credential } : { ok: false, reason: "invalid" };
+): Promise<McpCredential | null> {
+  return (await loadCaller(db, token, { resource, cost: 0 }))?.credential ?? null;
 }
 
 /**
@@ -136,26 +95,4 @@ export function authUnavailableResponse(retryAfterSeconds = 5): Response {
     },
     { status: 503, headers: { "Retry-After": String(retryAfterSeconds), "Cache-Control": "no-store" } },
   );
-}
-
-/**
- * Wraps a handler that needs a credential: 401 (with the challenge) when there is none, 503 when
- * the database cannot say, otherwise calls `handler(req, credential)`.
- */
-export function withBearerAuth(
-  getDb: () => Promise<Database>,
-  handler: (req: Request, credential: McpCredential) => Promise<Response>,
-): (req: Request) => Promise<Response> {
-  return async (req) => {
-    let result: BearerAuthResult;
-    try {
-      result = await authenticateBearer(await getDb(), req.headers.get("authorization"));
-    } catch (error) {
-      // Log the failure's kind only: driver errors can quote the failing query's parameters.
-      console.error("MCP auth back end failed:", error instanceof Error ? error.name : typeof error);
-      return authUnavailableResponse();
-    }
-    if (!result.ok) return unauthorizedResponse(result.reason);
-    return handler(req, result.credential);
-  };
 }

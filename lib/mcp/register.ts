@@ -13,22 +13,22 @@
  * https://modelcontextprotocol.io/specification/2025-06-18/server/tools#structured-content
  */
 import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "@/db";
-import { users } from "@/db/schema";
-import { type AccessState, getAccess } from "@/lib/access";
-import { recordToolCall, type ToolCallStatus } from "@/lib/activity";
+import type { AccessState } from "@/lib/access";
+import { recordToolCallLater, type ToolCallStatus } from "@/lib/activity";
 import { describeFailure, isAppError } from "@/lib/errors";
 import { findUnsafeText } from "@/lib/safe-text";
 import type { McpCredential } from "./auth";
 import type { ToolContext, ToolDefinition } from "./define-tool";
 import { envelopeSchema, type Warning } from "./envelope";
 
-/** What a registered tool needs to know about the caller; fixed for one request. */
+/** What a registered tool needs to know about the caller; fixed for one request (lib/mcp/caller.ts). */
 export interface ToolAuthContext {
   db: Database;
   credential: McpCredential;
+  access: AccessState;
+  timezone: string;
   /** The clock of the request (tests pin it). Default: a fresh `new Date()` per call. */
   now?: () => Date;
 }
@@ -86,7 +86,8 @@ function listedTool(tool: ToolDefinition): ListedTool {
         "~standard": {
           version: 1,
           vendor: standard.vendor,
-          validate: standard.validate,
+          // runTool has already parsed the answer with this very schema: no second validation.
+          validate: (value: unknown) => ({ value }),
           jsonSchema: cachedConverter(standard.jsonSchema),
         },
       },
@@ -210,15 +211,6 @@ function givenArguments(rawArgs: Record<string, unknown>): Record<string, unknow
   return Object.fromEntries(Object.entries(rawArgs ?? {}).filter(([, value]) => value !== null));
 }
 
-async function timezoneOf(db: Database, userId: string): Promise<string> {
-  const [row] = await db
-    .select({ timezone: users.timezone })
-    .from(users)
-    .where(eq(users.id, userId))
-    .limit(1);
-  return row?.timezone ?? "UTC";
-}
-
 /**
  * Runs one tool for the caller in `auth`: argument validation, the access gate, the envelope,
  * error mapping and the activity row: the one pipeline every tool call goes through.
@@ -228,7 +220,7 @@ async function runTool(
   rawArgs: Record<string, unknown>,
   auth: ToolAuthContext,
 ): Promise<CallToolResult> {
-  const { db, credential } = auth;
+  const { db, credential, access } = auth;
   const outputSchema = listedTool(tool).envelope;
   const started = performance.now();
   let status: ToolCallStatus = "error";
@@ -248,10 +240,6 @@ async function runTool(
         describeArgumentIssues(tool.name, parsed.error.issues, args, Object.keys(tool.input.shape)),
       );
     }
-    const [access, timezone] = await Promise.all([
-      getAccess(db, credential.userId),
-      timezoneOf(db, credential.userId),
-    ]);
     if (!access.toolsEnabled) {
       status = "setup_required";
       return resultOf({
@@ -264,11 +252,13 @@ async function runTool(
     const ctx: ToolContext = {
       db,
       userId: credential.userId,
-      timezone,
+      timezone: auth.timezone,
       now: auth.now?.() ?? new Date(),
       access,
     };
     const out = await tool.run(parsed.data, ctx);
+    // The one check of the answer (the SDK's own is a pass-through, see listedTool): it also puts
+    // the keys in the schema's order and drops any the schema does not name.
     const envelope = outputSchema.safeParse({
       status: "ok",
       data: out.data,
@@ -290,7 +280,7 @@ async function runTool(
     console.error(`Tool ${tool.name} failed:`, describeFailure(error));
     return errorResult(GENERIC_FAILURE);
   } finally {
-    await recordToolCall(db, {
+    recordToolCallLater(db, {
       userId: credential.userId,
       credentialKind: credential.kind,
       apiKeyId: credential.kind === "api_key" ? credential.apiKeyId : null,
@@ -298,8 +288,6 @@ async function runTool(
       tool: tool.name,
       status,
       durationMs: performance.now() - started,
-    }).catch((error: unknown) => {
-      console.error("Could not record a tool call:", error instanceof Error ? error.name : typeof error);
     });
   }
 }

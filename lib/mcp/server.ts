@@ -8,7 +8,9 @@
  *  1. `Origin` present and not APP_URL's origin → 403 (DNS rebinding; the spec's MUST), and for a
  *     loopback APP_URL a `Host` that is not loopback → 403.
  *  2. `MCP-Protocol-Version` naming a revision we do not speak → 400.
- *  3. Bearer credential → 401 with the challenge; auth back end down → 503.
+ *  3. Bearer credential → 401 with the challenge; auth back end down → 503. The body is read
+ *     first (no database work), so ONE statement (caller.ts) identifies the caller, counts the
+ *     request (each message of a batch) and loads the subscription, connections and timezone.
  *  4. Per-credential rate limit → 429 with Retry-After.
  *  5. Body over MAX_BODY_BYTES → 413; not JSON → -32700; a JSON-RPC batch under 2025-06-18 →
  *     400 with -32600 (older revisions: at most MAX_BATCH_MESSAGES, each counted by the limit).
@@ -23,10 +25,12 @@ import {
 } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "mcp-handler";
 import { type Database, getDb } from "@/db";
+import { defer } from "@/lib/deferred";
 import { getEnv } from "@/lib/env";
 import { createKeyedSlots, type KeyedSlots } from "@/lib/keyed-slots";
-import { consumeRateLimit } from "@/lib/rate-limit";
-import { authUnavailableResponse, type McpCredential, rateLimitKey, withBearerAuth } from "./auth";
+import { sweepRateLimits } from "@/lib/rate-limit";
+import { authUnavailableResponse, bearerToken, mcpResourceUrl, unauthorizedResponse } from "./auth";
+import { type Caller, loadCaller } from "./caller";
 import type { ToolDefinition } from "./define-tool";
 import { registerPrompts } from "./prompts";
 import { registerTools } from "./register";
@@ -97,27 +101,14 @@ function batchRejection(req: Request, size: number): Response | undefined {
   return undefined;
 }
 
-async function rateLimitRejection(
-  db: Database,
-  credential: McpCredential,
-  cost = 1,
-): Promise<Response | undefined> {
-  const key = rateLimitKey(credential);
-  const limit = getEnv().RATE_LIMIT_PER_MINUTE;
-  let decision: Awaited<ReturnType<typeof consumeRateLimit>>;
-  try {
-    decision = await consumeRateLimit(db, key, limit, new Date(), cost);
-  } catch (error) {
-    console.error("MCP rate limit back end failed:", error instanceof Error ? error.name : typeof error);
-    return authUnavailableResponse();
-  }
-  if (decision.allowed) return undefined;
+/** 429 for a credential over its per-minute limit. */
+function rateLimited(limit: number, retryAfterSeconds: number): Response {
   return jsonRpcError(
     429,
     -32000,
     `Too many requests: the limit is ${limit} per minute for this credential.`,
     {
-      "Retry-After": String(decision.retryAfterSeconds),
+      "Retry-After": String(retryAfterSeconds),
       "RateLimit-Limit": String(limit),
       "RateLimit-Remaining": "0",
     },
@@ -181,34 +172,59 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
   const tools = options.tools ?? allTools;
   const openDb = options.getDb ?? getDb;
 
-  const authenticated = withBearerAuth(openDb, async (req, credential) => {
-    const db = await openDb();
-    const limited = await rateLimitRejection(db, credential);
-    if (limited) return limited;
-
+  /** Steps 3 to 6 for a request that carries a well-formed bearer token. */
+  async function answer(req: Request, token: string): Promise<Response> {
+    // The body first (no database work): a batch counts each of its messages in the same
+    // statement that identifies the caller.
     const read = await readRequestBody(req, MAX_BODY_BYTES).catch(() => undefined);
-    if (!read) return jsonRpcError(400, -32700, "Parse error: the request body could not be read");
-    if (read.tooLarge)
-      return jsonRpcError(413, -32000, `Payload Too Large: the body must not exceed ${MAX_BODY_BYTES} bytes`);
     let message: unknown;
-    try {
-      message = JSON.parse(read.text);
-    } catch {
-      return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON");
+    let text = "";
+    let bodyError: Response | undefined;
+    if (!read) bodyError = jsonRpcError(400, -32700, "Parse error: the request body could not be read");
+    else if (read.tooLarge)
+      bodyError = jsonRpcError(
+        413,
+        -32000,
+        `Payload Too Large: the body must not exceed ${MAX_BODY_BYTES} bytes`,
+      );
+    else {
+      text = read.text;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        bodyError = jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON");
+      }
     }
-    if (Array.isArray(message)) {
-      const rejected = batchRejection(req, message.length);
-      if (rejected) return rejected;
-      // The request itself was counted above; each further message counts as one more.
-      const limitedBatch =
-        message.length > 1 ? await rateLimitRejection(db, credential, message.length - 1) : undefined;
-      if (limitedBatch) return limitedBatch;
-    }
+    const batchError = Array.isArray(message) ? batchRejection(req, message.length) : undefined;
+    const cost = Array.isArray(message) && !batchError ? message.length : 1;
 
-    // A fresh handler per request: the credential is closed over, never carried in the Request.
+    let db: Database;
+    let caller: Caller | null;
+    try {
+      db = await openDb();
+      caller = await loadCaller(db, token, { resource: mcpResourceUrl(), cost });
+    } catch (error) {
+      // Log the failure's kind only: driver errors can quote the failing query's parameters.
+      console.error("MCP caller look-up failed:", error instanceof Error ? error.name : typeof error);
+      return authUnavailableResponse();
+    }
+    if (!caller) return unauthorizedResponse("invalid");
+    const limit = getEnv().RATE_LIMIT_PER_MINUTE;
+    if (caller.count === cost) sweepRateLimitsSometimes(db);
+    if (caller.count > limit) return rateLimited(limit, caller.retryAfterSeconds);
+    if (bodyError) return bodyError;
+    if (batchError) return batchError;
+
+    // A fresh server per request (mcp-handler's model); the definitions it is handed are built
+    // once per process (register.ts), and the caller is closed over, never carried in the Request.
     const handler = createMcpHandler(
       (server) => {
-        registerTools(server, tools, { db, credential });
+        registerTools(server, tools, {
+          db,
+          credential: caller.credential,
+          access: caller.access,
+          timezone: caller.timezone,
+        });
         registerPrompts(server);
       },
       {
@@ -224,17 +240,19 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     // gets the same single answer unwrapped from the stream.
     if (wantsJsonOnly) headers.set("accept", "application/json, text/event-stream");
     const response = await handler(
-      new Request(req.url, { method: "POST", headers, body: read.text, signal: req.signal }),
+      new Request(req.url, { method: "POST", headers, body: text, signal: req.signal }),
     );
     return wantsJsonOnly ? streamToJson(response, Array.isArray(message)) : response;
-  });
+  }
 
   return async (req) => {
     const appUrl = getEnv().APP_URL;
     const rejected = originRejection(req, appUrl) ?? hostRejection(req, appUrl) ?? versionRejection(req);
     if (rejected) return rejected;
     const authorization = req.headers.get("authorization");
-    if (!authorization) return authenticated(req);
+    if (authorization === null) return unauthorizedResponse("missing");
+    const token = bearerToken(authorization);
+    if (!token) return unauthorizedResponse("invalid");
     const release = await credentialSlots().acquire(authorization);
     if (!release) {
       return jsonRpcError(
@@ -245,12 +263,17 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
       );
     }
     try {
-      return releasedAtEnd(await authenticated(req), release);
+      return releasedAtEnd(await answer(req, token), release);
     } catch (error) {
       release();
       throw error;
     }
   };
+}
+
+/** Old rate-limit windows are useless: about one new window in a hundred sweeps them, after the answer. */
+function sweepRateLimitsSometimes(db: Database): void {
+  if (Math.random() < 0.01) defer("rate-limit sweep", () => sweepRateLimits(db));
 }
 
 /**

@@ -25,6 +25,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { settleDeferred } from "@/lib/deferred";
 import { resetEnvCache } from "@/lib/env";
 
 type Handler = (req: Request) => Response | Promise<Response>;
@@ -115,6 +116,7 @@ export async function serveRoutes(
       if (cookies.length > 0) outHeaders["set-cookie"] = cookies;
       nodeRes.writeHead(response.status, response.statusText, outHeaders);
       if (!response.body || method === "HEAD") {
+        await settleDeferred();
         nodeRes.end();
         return;
       }
@@ -125,6 +127,9 @@ export async function serveRoutes(
         if (done) break;
         nodeRes.write(value);
       }
+      // Work deferred until after the answer (lib/deferred.ts: the activity row …) has run by the
+      // time the client sees the response end, so tests can read its effects at once.
+      await settleDeferred();
       nodeRes.end();
     } catch (error) {
       console.error("serveRoutes: handler threw", error);

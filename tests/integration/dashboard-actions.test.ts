@@ -7,8 +7,9 @@
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { IDLE } from "@/lib/action-state";
-import { createApiKey, listApiKeys, verifyApiKey } from "@/lib/api-keys";
+import { createApiKey, listApiKeys } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
+import { verifyBearerToken } from "@/lib/mcp/auth";
 import { useTestDatabase, whileDatabaseDown } from "@/tests/helpers/db";
 import { createTestUser } from "@/tests/helpers/fixtures";
 
@@ -61,17 +62,17 @@ describe("API key actions", () => {
     const created = await createApiKeyAction(IDLE, form({ name: "Claude Code" }));
     if (created.status !== "ok") throw new Error(JSON.stringify(created));
     expect(created.data.key).toMatch(/^llk_/);
-    expect((await verifyApiKey(getDb(), created.data.key))?.userId).toBe(alice.id);
+    expect((await verifyBearerToken(getDb(), created.data.key))?.userId).toBe(alice.id);
 
     const rotated = await rotateApiKeyAction(IDLE, form({ keyId: created.data.id }));
     if (rotated.status !== "ok") throw new Error(JSON.stringify(rotated));
     expect(rotated.data.name).toBe("Claude Code");
-    expect(await verifyApiKey(getDb(), created.data.key)).toBeNull();
-    expect((await verifyApiKey(getDb(), rotated.data.key))?.userId).toBe(alice.id);
+    expect(await verifyBearerToken(getDb(), created.data.key)).toBeNull();
+    expect((await verifyBearerToken(getDb(), rotated.data.key))?.userId).toBe(alice.id);
 
     const revoked = await revokeApiKeyAction(IDLE, form({ keyId: rotated.data.id }));
     expect(revoked.status).toBe("ok");
-    expect(await verifyApiKey(getDb(), rotated.data.key)).toBeNull();
+    expect(await verifyBearerToken(getDb(), rotated.data.key)).toBeNull();
     expect(await listApiKeys(getDb(), alice.id)).toEqual([]);
   });
 
@@ -86,7 +87,7 @@ describe("API key actions", () => {
     const revoke = await revokeApiKeyAction(IDLE, form({ keyId: aliceKey.id }));
     expect(revoke).toMatchObject({ status: "error", error: "No such active key." });
 
-    expect((await verifyApiKey(getDb(), aliceKey.key))?.userId).toBe(alice.id);
+    expect((await verifyBearerToken(getDb(), aliceKey.key))?.userId).toBe(alice.id);
     expect((await listApiKeys(getDb(), alice.id)).map((k) => k.id)).toEqual([aliceKey.id]);
     expect(await listApiKeys(getDb(), mallory.id)).toEqual([]);
   });
@@ -100,7 +101,7 @@ describe("API key actions", () => {
     expect(await revokeApiKeyAction(IDLE, form({ keyId: aliceKey.id }))).toMatchObject({ status: "error" });
     request.origin = null;
     expect(await revokeApiKeyAction(IDLE, form({ keyId: aliceKey.id }))).toMatchObject({ status: "error" });
-    expect((await verifyApiKey(getDb(), aliceKey.key))?.userId).toBe(alice.id);
+    expect((await verifyBearerToken(getDb(), aliceKey.key))?.userId).toBe(alice.id);
 
     request.origin = "http://localhost:3999";
     request.user = null;

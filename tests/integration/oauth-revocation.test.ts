@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as mcpPost } from "@/app/api/mcp/route";
 import { oauthGrants, oauthTokens } from "@/db/schema";
+import { verifyBearerToken } from "@/lib/mcp/auth";
 import { countLiveTokens, listConnectedApps, revokeGrant } from "@/lib/oauth/tokens";
-import { verifyAccessToken } from "@/lib/oauth/verify";
 // Aliased: Biome reads a `use…` call at module level as a React hook.
 import { useTestDatabase } from "../helpers/db";
 import {
@@ -51,7 +51,7 @@ describe("revocation (RFC 7009)", () => {
     for (const t of [tokens.access_token, tokens.refresh_token!]) {
       expect((await revoke({ token: t, client_id: stranger.clientId })).status).toBe(200);
     }
-    expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).not.toBeNull();
+    expect(await verifyBearerToken(db, tokens.access_token, mcpResource())).not.toBeNull();
   });
 
   it("revoking an access token ends it; revoking a refresh token ends the grant", async () => {
@@ -66,12 +66,12 @@ describe("revocation (RFC 7009)", () => {
         })
       ).status,
     ).toBe(200);
-    expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, tokens.access_token, mcpResource())).toBeNull();
     const refreshed = await exchangeRefreshToken(tokens.refresh_token!, client.clientId);
     expect(refreshed.status).toBe(200);
     const next = (await refreshed.json()) as { access_token: string; refresh_token: string };
     expect((await revoke({ token: next.refresh_token, client_id: client.clientId })).status).toBe(200);
-    expect(await verifyAccessToken(db, next.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, next.access_token, mcpResource())).toBeNull();
     const after = await exchangeRefreshToken(next.refresh_token, client.clientId);
     expect(after.status).toBe(400);
   });
@@ -88,20 +88,20 @@ describe("revocation (RFC 7009)", () => {
 });
 
 describe("access tokens at /api/mcp", () => {
-  it("verifyAccessToken: null for another resource, expired, revoked, refresh tokens and garbage", async () => {
+  it("verifyBearerToken (OAuth): null for another resource, expired, revoked, refresh tokens and garbage", async () => {
     const db = getDb();
     const { user, tokens } = await obtainTokens(db);
-    expect(await verifyAccessToken(db, tokens.access_token, "https://other.example/api/mcp")).toBeNull();
-    expect(await verifyAccessToken(db, tokens.access_token, `${appUrl()}/api/other`)).toBeNull();
-    expect(await verifyAccessToken(db, tokens.refresh_token!, mcpResource())).toBeNull();
-    expect(await verifyAccessToken(db, "llk_notatoken", mcpResource())).toBeNull();
-    const ok = await verifyAccessToken(db, tokens.access_token, mcpResource());
+    expect(await verifyBearerToken(db, tokens.access_token, "https://other.example/api/mcp")).toBeNull();
+    expect(await verifyBearerToken(db, tokens.access_token, `${appUrl()}/api/other`)).toBeNull();
+    expect(await verifyBearerToken(db, tokens.refresh_token!, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, "llk_notatoken", mcpResource())).toBeNull();
+    const ok = await verifyBearerToken(db, tokens.access_token, mcpResource());
     expect(ok).toMatchObject({ userId: user.userId, scopes: ["finance:read"] });
     await db
       .update(oauthTokens)
       .set({ expiresAt: new Date(Date.now() - 1) })
       .where(eq(oauthTokens.userId, user.userId));
-    expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, tokens.access_token, mcpResource())).toBeNull();
   });
 
   it("a token issued for another resource → 401 at /api/mcp; ours → 200", async () => {
@@ -125,14 +125,14 @@ describe("access tokens at /api/mcp", () => {
     const lastUsed = async () =>
       (await db.select().from(oauthGrants).where(eq(oauthGrants.userId, user.userId)))[0]?.lastUsedAt ?? null;
     expect(await lastUsed()).toBeNull();
-    await verifyAccessToken(db, tokens.access_token, mcpResource());
+    await verifyBearerToken(db, tokens.access_token, mcpResource());
     const first = await lastUsed();
     expect(first).not.toBeNull();
-    await verifyAccessToken(db, tokens.access_token, mcpResource());
+    await verifyBearerToken(db, tokens.access_token, mcpResource());
     expect((await lastUsed())?.getTime()).toBe(first!.getTime());
     const old = new Date(Date.now() - 61_000);
     await db.update(oauthGrants).set({ lastUsedAt: old }).where(eq(oauthGrants.userId, user.userId));
-    await verifyAccessToken(db, tokens.access_token, mcpResource());
+    await verifyBearerToken(db, tokens.access_token, mcpResource());
     expect((await lastUsed())!.getTime()).toBeGreaterThan(old.getTime());
   });
 });
@@ -153,16 +153,16 @@ describe("connected apps", () => {
 
     // Another user cannot revoke it.
     expect(await revokeGrant(db, grantId, other.userId)).toBe(false);
-    expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).not.toBeNull();
+    expect(await verifyBearerToken(db, tokens.access_token, mcpResource())).not.toBeNull();
 
     expect(await revokeGrant(db, grantId, user.userId)).toBe(true);
     expect(await countLiveTokens(db, grantId, user.userId)).toBe(0);
-    expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, tokens.access_token, mcpResource())).toBeNull();
     expect((await mcpRequest(tokens.access_token)).status).toBe(401);
     const refresh = await exchangeRefreshToken(tokens.refresh_token!, client.clientId);
     expect(refresh.status).toBe(400);
     expect(await listConnectedApps(db, user.userId)).toHaveLength(0);
     // The other user's connection to the same client is untouched.
-    expect(await verifyAccessToken(db, othersTokens.access_token, mcpResource())).not.toBeNull();
+    expect(await verifyBearerToken(db, othersTokens.access_token, mcpResource())).not.toBeNull();
   });
 });

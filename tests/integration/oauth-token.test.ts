@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { oauthCodes, oauthGrants, oauthTokens } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
+import { verifyBearerToken } from "@/lib/mcp/auth";
 import { keepGrant, listConnectedApps } from "@/lib/oauth/tokens";
-import { verifyAccessToken } from "@/lib/oauth/verify";
 // Aliased: Biome reads a `use…` call at module level as a React hook.
 import { useTestDatabase } from "../helpers/db";
 import {
@@ -73,7 +73,7 @@ describe("token: authorization_code with PKCE", () => {
     expect(days).toBeGreaterThan(89.9);
     expect(days).toBeLessThan(90.1);
     expect(JSON.stringify(rows)).not.toContain(body.access_token);
-    const verified = await verifyAccessToken(db, body.access_token, mcpResource());
+    const verified = await verifyBearerToken(db, body.access_token, mcpResource());
     expect(verified?.userId).toBe(user.userId);
   });
 
@@ -116,9 +116,9 @@ describe("token: authorization_code with PKCE", () => {
   it("replay: the second exchange fails with invalid_grant and revokes what the first issued", async () => {
     const { db, client, exchange } = await codeSetup();
     const first = (await (await exchange()).json()) as TokenSet;
-    expect(await verifyAccessToken(db, first.access_token, mcpResource())).not.toBeNull();
+    expect(await verifyBearerToken(db, first.access_token, mcpResource())).not.toBeNull();
     await expectOAuthError(await exchange(), 400, "invalid_grant");
-    expect(await verifyAccessToken(db, first.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, first.access_token, mcpResource())).toBeNull();
     await expectOAuthError(
       await exchangeRefreshToken(first.refresh_token!, client.clientId),
       400,
@@ -132,9 +132,9 @@ describe("token: authorization_code with PKCE", () => {
     const res = await exchangeRefreshToken(first.refresh_token!, client.clientId);
     expect(res.status).toBe(200);
     const second = (await res.json()) as TokenSet;
-    expect(await verifyAccessToken(db, second.access_token, mcpResource())).not.toBeNull();
+    expect(await verifyBearerToken(db, second.access_token, mcpResource())).not.toBeNull();
     await expectOAuthError(await exchange(), 400, "invalid_grant");
-    expect(await verifyAccessToken(db, second.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, second.access_token, mcpResource())).toBeNull();
     await expectOAuthError(
       await exchangeRefreshToken(second.refresh_token!, client.clientId),
       400,
@@ -237,7 +237,7 @@ describe("token: refresh_token", () => {
     const next = (await res.json()) as TokenSet;
     expect(next.refresh_token).not.toBe(tokens.refresh_token);
     expect(next.access_token).not.toBe(tokens.access_token);
-    expect(await verifyAccessToken(db, next.access_token, mcpResource())).not.toBeNull();
+    expect(await verifyBearerToken(db, next.access_token, mcpResource())).not.toBeNull();
     const again = await exchangeRefreshToken(next.refresh_token!, client.clientId);
     expect(again.status).toBe(200);
   });
@@ -252,7 +252,7 @@ describe("token: refresh_token", () => {
     expect(retried.status).toBe(200);
     const second = (await retried.json()) as TokenSet;
     for (const pair of [first, second]) {
-      expect(await verifyAccessToken(db, pair.access_token, mcpResource())).not.toBeNull();
+      expect(await verifyBearerToken(db, pair.access_token, mcpResource())).not.toBeNull();
     }
     const grants = await db.select().from(oauthGrants).where(eq(oauthGrants.userId, user.userId));
     expect(grants).toHaveLength(1);
@@ -278,8 +278,8 @@ describe("token: refresh_token", () => {
       400,
       "invalid_grant",
     );
-    expect(await verifyAccessToken(db, rotated.access_token, mcpResource())).toBeNull();
-    expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, rotated.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, tokens.access_token, mcpResource())).toBeNull();
     await expectOAuthError(
       await exchangeRefreshToken(rotated.refresh_token!, client.clientId),
       400,
@@ -297,7 +297,7 @@ describe("token: refresh_token", () => {
     expect(Math.round((grant!.expiresAt.getTime() - grant!.createdAt.getTime()) / 86_400_000)).toBe(365);
     const ended = new Date(Date.now() - 1_000);
     await db.update(oauthGrants).set({ expiresAt: ended }).where(eq(oauthGrants.id, grant!.id));
-    expect(await verifyAccessToken(db, tokens.access_token, mcpResource())).toBeNull();
+    expect(await verifyBearerToken(db, tokens.access_token, mcpResource())).toBeNull();
     expect(await listConnectedApps(db, user.userId)).toEqual([]);
     // An ended grant cannot be kept: the app must ask again.
     expect(await keepGrant(db, grant!.id, user.userId)).toBeNull();
@@ -343,7 +343,7 @@ describe("token: refresh_token", () => {
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     for (const r of results) {
       const pair = (await r.json()) as TokenSet;
-      expect(await verifyAccessToken(db, pair.access_token, mcpResource())).not.toBeNull();
+      expect(await verifyBearerToken(db, pair.access_token, mcpResource())).not.toBeNull();
     }
     const grants = await db.select().from(oauthGrants).where(eq(oauthGrants.userId, user.userId));
     expect(grants.map((g) => g.revokedAt)).toEqual([null]);

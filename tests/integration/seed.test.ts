@@ -13,7 +13,7 @@ import { openDatabase } from "@/db";
 import { apiKeys, bankAccounts, bankConnections, subscriptions, transactions, users } from "@/db/schema";
 import { DEMO_STATES, seedDemo } from "@/db/seed";
 import { computeAccess } from "@/lib/access";
-import { verifyApiKey } from "@/lib/api-keys";
+import { verifyBearerToken } from "@/lib/mcp/auth";
 import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 
 const getDb = useTestDatabase();
@@ -30,7 +30,7 @@ describe("seedDemo", () => {
     const userRows = await db.select().from(users).where(inArray(users.email, emails));
     const userIdOf = new Map(userRows.map((u) => [u.email, u.id]));
     for (const account of first) {
-      const verified = await verifyApiKey(db, account.apiKey);
+      const verified = await verifyBearerToken(db, account.apiKey);
       expect(verified?.userId).toBe(userIdOf.get(account.email));
     }
 
@@ -110,8 +110,8 @@ describe("seedDemo", () => {
     expect(await countOf(transactions)).toBe(before.transactions);
     for (const [i, account] of second.entries()) {
       expect(account.apiKey).not.toBe(first[i]!.apiKey);
-      expect(await verifyApiKey(db, first[i]!.apiKey)).toBeNull();
-      expect((await verifyApiKey(db, account.apiKey))?.userId).toBe(userIdOf.get(account.email));
+      expect(await verifyBearerToken(db, first[i]!.apiKey)).toBeNull();
+      expect((await verifyBearerToken(db, account.apiKey))?.userId).toBe(userIdOf.get(account.email));
       const live = await db
         .select()
         .from(apiKeys)
@@ -153,7 +153,7 @@ describe("npm run db:seed -- --json", () => {
       const db = handle?.db ?? getDb();
       try {
         for (const a of printed) {
-          const verified = await verifyApiKey(db, a.apiKey);
+          const verified = await verifyBearerToken(db, a.apiKey);
           const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, a.email));
           expect(verified?.userId).toBe(user!.id);
         }

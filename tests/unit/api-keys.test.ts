@@ -9,8 +9,8 @@ import {
   listApiKeys,
   revokeApiKey,
   rotateApiKey,
-  verifyApiKey,
 } from "@/lib/api-keys";
+import { verifyBearerToken } from "@/lib/mcp/auth";
 import { useTestDatabase } from "../helpers/db";
 import { createTestUser } from "../helpers/fixtures";
 
@@ -54,14 +54,14 @@ describe("API key lifecycle", () => {
     expect(row?.preview.startsWith("llk_")).toBe(true);
     expect(created.key.includes(row!.preview.replace("…", ""))).toBe(false);
 
-    const verified = await verifyApiKey(db(), created.key);
-    expect(verified).toEqual({ keyId: created.id, userId: user.id, name: "Claude Desktop" });
+    const verified = await verifyBearerToken(db(), created.key);
+    expect(verified).toEqual({ kind: "api_key", apiKeyId: created.id, userId: user.id });
     const [used] = await db().select().from(apiKeys).where(eq(apiKeys.id, created.id));
     expect(used?.lastUsedAt).toBeInstanceOf(Date);
   });
 
   it("rejects a well-formed key that was never issued", async () => {
-    expect(await verifyApiKey(db(), generateApiKey())).toBeNull();
+    expect(await verifyBearerToken(db(), generateApiKey())).toBeNull();
   });
 
   it("rotate: the new key works and the old one fails at once", async () => {
@@ -69,8 +69,8 @@ describe("API key lifecycle", () => {
     const first = await createApiKey(db(), user.id, "Cursor");
     const second = await rotateApiKey(db(), user.id, first.id);
     expect(second.name).toBe("Cursor");
-    expect(await verifyApiKey(db(), first.key)).toBeNull();
-    expect((await verifyApiKey(db(), second.key))?.userId).toBe(user.id);
+    expect(await verifyBearerToken(db(), first.key)).toBeNull();
+    expect((await verifyBearerToken(db(), second.key))?.userId).toBe(user.id);
     expect((await listApiKeys(db(), user.id)).map((k) => k.id)).toEqual([second.id]);
     await expect(rotateApiKey(db(), user.id, first.id)).rejects.toMatchObject({ code: "not_found" });
   });
@@ -81,9 +81,9 @@ describe("API key lifecycle", () => {
     const key = await createApiKey(db(), owner.id, "VS Code");
     await expect(revokeApiKey(db(), stranger.id, key.id)).rejects.toMatchObject({ code: "not_found" });
     await expect(rotateApiKey(db(), stranger.id, key.id)).rejects.toMatchObject({ code: "not_found" });
-    expect((await verifyApiKey(db(), key.key))?.userId).toBe(owner.id);
+    expect((await verifyBearerToken(db(), key.key))?.userId).toBe(owner.id);
     await revokeApiKey(db(), owner.id, key.id);
-    expect(await verifyApiKey(db(), key.key)).toBeNull();
+    expect(await verifyBearerToken(db(), key.key)).toBeNull();
   });
 
   it("refuses an empty or overlong name", async () => {

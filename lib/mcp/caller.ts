@@ -1,0 +1,149 @@
+/**
+ * The caller of one MCP request, from ONE SQL statement (one round trip, which matters when the
+ * function and the database sit in different zones): the credential (API key, or OAuth access
+ * token bound to this resource), its rate-limit count for the current minute, the subscription,
+ * the bank connections and the user's timezone. The same statement records the credential's last
+ * use (at most once a minute).
+ *
+ * The count comes from an upsert (`insert … on conflict do update … returning`): PostgreSQL
+ * applies concurrent increments one after the other on the row, so a burst of parallel requests
+ * with one credential never sees a stale count. A credential that is unknown, revoked, rotated,
+ * expired, of another resource or of an ended grant yields no row: nothing is counted or touched.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import type { ConnectionStatus } from "@/db/schema";
+import { type AccessState, computeAccess } from "@/lib/access";
+import { hashSecret, isWellFormedApiKey, KEY_PREFIX } from "@/lib/api-keys";
+import { executeRows } from "@/lib/finance/sql";
+import { parseScope } from "@/lib/oauth/scopes";
+import { looksLike, SECRET_PREFIX } from "@/lib/oauth/secrets";
+import type { McpCredential } from "./auth";
+
+const WINDOW_MS = 60_000;
+/** Last use is written at most this often per credential. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface Caller {
+  credential: McpCredential;
+  access: AccessState;
+  timezone: string;
+  /** Requests counted in the current one-minute window, this one included (when counted). */
+  count: number;
+  /** Whole seconds until the window ends (at least 1), for `Retry-After`. */
+  retryAfterSeconds: number;
+}
+
+export interface LoadCallerOptions {
+  /** The resource OAuth access tokens must be bound to (`${APP_URL}/api/mcp`). */
+  resource: string;
+  now?: Date;
+  /** Requests to count against the rate limit (a batch counts each message); 0 counts nothing. */
+  cost?: number;
+}
+
+/** The caller for a bearer `token`, or null when it is no live credential. Throws when the database fails. */
+export async function loadCaller(
+  db: Database,
+  token: string,
+  options: LoadCallerOptions,
+): Promise<Caller | null> {
+  const isKey = token.startsWith(`${KEY_PREFIX}_`);
+  if (isKey ? !isWellFormedApiKey(token) : !looksLike(SECRET_PREFIX.accessToken, token)) return null;
+  const now = options.now ?? new Date();
+  const cost = options.cost ?? 1;
+  const windowStart = new Date(Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS);
+  const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+  const hash = hashSecret(token);
+
+  const credential: SQL = isKey
+    ? sql`select 'api_key' as kind, k.id as credential_id, k.user_id, null::text as client_id,
+             null::text as scope, null::timestamptz as expires_at, 'api_key:' || k.id as bucket
+          from api_keys k
+          where k.key_hash = ${hash} and k.revoked_at is null and k.rotated_at is null`
+    : sql`select 'oauth' as kind, t.grant_id as credential_id, t.user_id, t.client_id,
+             t.scope, t.expires_at, 'oauth:' || t.grant_id as bucket
+          from oauth_tokens t
+          join oauth_grants g on g.id = t.grant_id and g.user_id = t.user_id
+          where t.token_hash = ${hash} and t.kind = 'access' and t.resource = ${options.resource}
+            and t.revoked_at is null and g.revoked_at is null
+            and t.expires_at > ${now.toISOString()}::timestamptz
+            and g.expires_at > ${now.toISOString()}::timestamptz`;
+  const touched: SQL = isKey
+    ? sql`update api_keys set last_used_at = ${now.toISOString()}::timestamptz
+          where id = (select credential_id from cred)
+            and (last_used_at is null or last_used_at < ${stale.toISOString()}::timestamptz)
+          returning 1`
+    : sql`update oauth_grants set last_used_at = ${now.toISOString()}::timestamptz
+          where id = (select credential_id from cred) and user_id = (select user_id from cred)
+            and (last_used_at is null or last_used_at < ${stale.toISOString()}::timestamptz)
+          returning 1`;
+  const counted: SQL =
+    cost > 0
+      ? sql`insert into rate_limits (key, window_start, count)
+            select bucket, ${windowStart.toISOString()}::timestamptz, ${cost}::int from cred
+            on conflict (key, window_start) do update set count = rate_limits.count + excluded.count
+            returning count`
+      : sql`select 0 as count where false`;
+
+  const [row] = await executeRows(
+    db,
+    sql`with cred as (${credential} limit 1),
+      counted as (${counted}),
+      touched as (${touched})
+    select cred.kind, cred.credential_id, cred.user_id, cred.client_id, cred.scope,
+      cred.expires_at::text as expires_at, u.timezone,
+      (select count from counted) as count,
+      (select s.status from subscriptions s where s.user_id = cred.user_id) as subscription_status,
+      coalesce((
+        select json_agg(json_build_object(
+          'id', c.id, 'institutionName', c.institution_name, 'provider', c.provider,
+          'status', c.status, 'lastSyncedAt', c.last_synced_at, 'lastErrorCode', c.last_error_code,
+          'accountCount', (select count(*) from bank_accounts a where a.connection_id = c.id and a.user_id = c.user_id)
+        ) order by c.created_at)
+        from bank_connections c where c.user_id = cred.user_id
+      ), '[]'::json) as connections
+    from cred join users u on u.id = cred.user_id`,
+  );
+  if (!row) return null;
+
+  const userId = String(row.user_id);
+  const credentialId = String(row.credential_id);
+  const connections = parseJson(row.connections) as Array<{
+    id: string;
+    institutionName: string;
+    provider: string;
+    status: ConnectionStatus;
+    lastSyncedAt: string | null;
+    lastErrorCode: string | null;
+    accountCount: number;
+  }>;
+  return {
+    credential:
+      row.kind === "api_key"
+        ? { kind: "api_key", userId, apiKeyId: credentialId }
+        : {
+            kind: "oauth",
+            userId,
+            oauthClientId: String(row.client_id),
+            grantId: credentialId,
+            scopes: parseScope(String(row.scope ?? "")),
+            expiresAt: new Date(String(row.expires_at)),
+          },
+    access: computeAccess({
+      subscriptionStatus: row.subscription_status === null ? null : String(row.subscription_status),
+      connections: connections.map((c) => ({
+        ...c,
+        lastSyncedAt: c.lastSyncedAt ? new Date(c.lastSyncedAt) : null,
+        accountCount: Number(c.accountCount),
+      })),
+    }),
+    timezone: row.timezone ? String(row.timezone) : "UTC",
+    count: row.count === null || row.count === undefined ? 0 : Number(row.count),
+    retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000)),
+  };
+}
+
+function parseJson(value: unknown): unknown {
+  return typeof value === "string" ? JSON.parse(value) : value;
+}
