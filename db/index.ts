@@ -38,6 +38,8 @@ export async function openDatabase(options: {
   migrate?: boolean;
   /** Force a driver for a URL (tests reach a local server through Neon's driver). */
   driver?: Exclude<DriverKind, "pglite">;
+  /** Told when each statement starts and ends, at the driver (tests count statements and round trips). */
+  observe?: QueryObserver;
 }): Promise<Handle> {
   const config = { schema, casing: "snake_case" as const };
   if (!options.url) {
@@ -51,6 +53,7 @@ export async function openDatabase(options: {
       mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
       client = new PGlite(path.resolve(dir));
     }
+    if (options.observe) observeCalls(client, ["query", "exec"], options.observe);
     const db = drizzle({ client, ...config });
     if (options.migrate !== false) {
       const { migrate } = await import("drizzle-orm/pglite/migrator");
@@ -67,6 +70,7 @@ export async function openDatabase(options: {
     const open = (purpose: Purpose) => {
       const pool = new Pool({ connectionString: options.url, ...poolBounds(purpose) });
       pool.on("error", poolErrorListener);
+      if (options.observe) observeCalls(pool, ["query"], options.observe);
       return { pool, db: drizzle({ client: pool, ...config }) };
     };
     const main = open("requests");
@@ -87,6 +91,7 @@ export async function openDatabase(options: {
   const open = (purpose: Purpose) => {
     const pool = new Pool({ connectionString: options.url, ...poolBounds(purpose) });
     pool.on("error", poolErrorListener);
+    if (options.observe) observeCalls(pool, ["query"], options.observe);
     return { pool, db: drizzle({ client: pool, ...config }) };
   };
   const main = open("requests");
@@ -105,6 +110,29 @@ export async function openDatabase(options: {
 
 type Purpose = "requests" | "sync";
 
+/** Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered. */
+export interface QueryObserver {
+  started(text: string): void;
+  finished(): void;
+}
+
+/** Wraps `methods` of a driver client so `observer` hears every call (statements outside transactions). */
+function observeCalls(client: object, methods: string[], observer: QueryObserver): void {
+  const target = client as Record<string, unknown>;
+  for (const name of methods) {
+    const original = target[name];
+    if (typeof original !== "function") continue;
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      const first = args[0];
+      observer.started(typeof first === "string" ? first : String((first as { text?: string })?.text ?? ""));
+      const result = (original as (...a: unknown[]) => unknown).apply(this, args);
+      if (result instanceof Promise) return result.finally(() => observer.finished());
+      observer.finished();
+      return result;
+    };
+  }
+}
+
 /** Each server database's companion for syncs (PGlite has one connection and no companion). */
 const syncCompanions = new WeakMap<object, Database>();
 
@@ -115,6 +143,11 @@ const syncCompanions = new WeakMap<object, Database>();
  */
 export function syncDatabaseFor(db: Database): Database {
   return syncCompanions.get(db) ?? db;
+}
+
+/** True for a database behind a connection pool (a server), false for embedded PGlite. */
+export function isPooled(db: Database): boolean {
+  return syncCompanions.has(db);
 }
 
 /**

@@ -125,25 +125,26 @@ export async function listStreams(
   const conditions: SQL[] = [eq(recurringStreams.userId, userId)];
   if (options.direction !== "all") conditions.push(eq(recurringStreams.direction, options.direction));
   if (options.status !== "all") conditions.push(eq(recurringStreams.isActive, options.status === "active"));
-  const streams = await db
-    .select({
-      stream: recurringStreams,
-      accountName: bankAccounts.name,
-      accountType: bankAccounts.type,
-    })
-    .from(recurringStreams)
-    .innerJoin(bankAccounts, eq(bankAccounts.id, recurringStreams.accountId))
-    .where(and(...conditions))
-    .orderBy(recurringStreams.merchantName, recurringStreams.id);
-  if (streams.length === 0) return [];
-
-  // Each stream's posted charges, found through the provider ids it lists, newest first. One
-  // probe of the unique (account_id, provider_transaction_id) index per listed id (`limit 1`
-  // keeps the look-up a probe: without it, a planner with no statistics, as in PGlite, hashes
-  // every transaction of the account instead: 45 ms → 20 ms of execution on the heavy user).
-  const rows = await executeRows(
-    db,
-    sql`
+  // The streams and their charges are read together (one round trip): the charges query needs
+  // nothing from the first.
+  const [streams, rows] = await Promise.all([
+    db
+      .select({
+        stream: recurringStreams,
+        accountName: bankAccounts.name,
+        accountType: bankAccounts.type,
+      })
+      .from(recurringStreams)
+      .innerJoin(bankAccounts, eq(bankAccounts.id, recurringStreams.accountId))
+      .where(and(...conditions))
+      .orderBy(recurringStreams.merchantName, recurringStreams.id),
+    // Each stream's posted charges, found through the provider ids it lists, newest first. One
+    // probe of the unique (account_id, provider_transaction_id) index per listed id (`limit 1`
+    // keeps the look-up a probe: without it, a planner with no statistics, as in PGlite, hashes
+    // every transaction of the account instead: 45 ms → 20 ms of execution on the heavy user).
+    executeRows(
+      db,
+      sql`
     select s.id, t.id as tid, t.date::text as tdate, abs(t.amount_minor)::text as amount
     from ${recurringStreams} s
     cross join lateral jsonb_array_elements_text(s.transaction_ids) as x(pid)
@@ -156,7 +157,9 @@ export async function listStreams(
     ) t
     where s.user_id = ${userId}
     order by s.id, t.date desc, t.id desc`,
-  );
+    ),
+  ]);
+  if (streams.length === 0) return [];
   const charges = new Map<string, Charge[]>();
   for (const row of rows) {
     const id = text(row, "id");

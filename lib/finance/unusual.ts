@@ -178,9 +178,16 @@ export async function findUnusualActivity(
     );
   }
 
+  // Every kind's query, the recurring streams included, goes out together: one round trip.
+  const [results, streams] = await Promise.all([
+    Promise.all(tasks),
+    want.has("price_increase")
+      ? listStreams(db, userId, { direction: "outflow", status: "all", today: range.end })
+      : null,
+  ]);
   const findings: Finding[] = [];
   const counts: Partial<Record<UnusualKind, number>> = {};
-  for (const { kind, rows: found } of await Promise.all(tasks)) {
+  for (const { kind, rows: found } of results) {
     counts[kind] = found.length > 0 ? toCents(found[0]?.total) : 0;
     for (const r of found) {
       const amountCents = toCents(r.amount);
@@ -212,8 +219,7 @@ export async function findUnusualActivity(
     }
   }
 
-  if (want.has("price_increase")) {
-    const streams = await listStreams(db, userId, { direction: "outflow", status: "all", today: range.end });
+  if (streams) {
     let count = 0;
     for (const s of streams) {
       const since = s.priceChangedOn;

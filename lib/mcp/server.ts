@@ -24,7 +24,7 @@ import {
   readRequestBody,
 } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "mcp-handler";
-import { type Database, getDb } from "@/db";
+import { type Database, getDb, isPooled } from "@/db";
 import { defer } from "@/lib/deferred";
 import { getEnv } from "@/lib/env";
 import { createKeyedSlots, type KeyedSlots } from "@/lib/keyed-slots";
@@ -253,7 +253,10 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     if (authorization === null) return unauthorizedResponse("missing");
     const token = bearerToken(authorization);
     if (!token) return unauthorizedResponse("invalid");
-    const release = await credentialSlots().acquire(authorization);
+    const db = await openDb().catch(() => null);
+    if (!db) return authUnavailableResponse();
+    // Embedded PGlite has no pool to protect (one connection, statements queue in order).
+    const release = isPooled(db) ? await credentialSlots().acquire(authorization) : () => {};
     if (!release) {
       return jsonRpcError(
         503,

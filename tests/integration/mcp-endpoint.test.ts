@@ -394,6 +394,35 @@ describe("other refusals", () => {
       resetEnvCache();
     }
   });
+  it("a burst of parallel requests with one key never passes the limit (the count is one atomic upsert)", async () => {
+    const db = getDb();
+    const key = await createApiKey(db, user("active").userId, "burst");
+    const previous = process.env.RATE_LIMIT_PER_MINUTE;
+    process.env.RATE_LIMIT_PER_MINUTE = "6";
+    resetEnvCache();
+    try {
+      // Sent together, in one minute window (skipped to the next one when too close to its end).
+      if (Date.now() % 60_000 > 55_000)
+        await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 50));
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          rpc(mcpUrl, initializeRequest("2025-06-18", i), { apiKey: key.key }),
+        ),
+      );
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(6);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+      const [row] = await db
+        .select({ count: rateLimits.count })
+        .from(rateLimits)
+        .where(eq(rateLimits.key, `api_key:${key.id}`));
+      expect(row?.count).toBe(16);
+    } finally {
+      if (previous === undefined) delete process.env.RATE_LIMIT_PER_MINUTE;
+      else process.env.RATE_LIMIT_PER_MINUTE = previous;
+      resetEnvCache();
+    }
+  });
 });
 
 describe("JSON-RPC batches", () => {

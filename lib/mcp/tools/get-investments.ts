@@ -85,8 +85,7 @@ export const getInvestmentsTool = defineTool({
       .describe("Sum and count per type over ALL matching transactions."),
   }),
   async run(args, ctx) {
-    const totals = await getHoldingTotals(ctx.db, ctx.userId, args.account_ids);
-    const base = {
+    const baseOf = (totals: Awaited<ReturnType<typeof getHoldingTotals>>) => ({
       view: args.view,
       currency: "USD",
       totals: {
@@ -96,7 +95,9 @@ export const getInvestmentsTool = defineTool({
         gain_pct: ratio(totals.gainCents, totals.costBasisCents),
         holdings_count: totals.count,
       },
-    };
+    });
+    // The totals and the view's own rows are read together (one round trip).
+    const totalsQuery = () => getHoldingTotals(ctx.db, ctx.userId, args.account_ids);
     const { range } = resolveDateArgs(args, ctx, "last_90_days");
     const fingerprint = createHash("sha256")
       .update(
@@ -121,27 +122,33 @@ export const getInvestmentsTool = defineTool({
         : 0;
 
     if (args.view === "allocation") {
-      const allocation = await getAllocation(ctx.db, ctx.userId, args.account_ids);
+      const [totals, allocation] = await Promise.all([
+        totalsQuery(),
+        getAllocation(ctx.db, ctx.userId, args.account_ids),
+      ]);
       const shares = (rows: Array<{ key: string; cents: number }>) =>
         rows.map((r) => ({ key: r.key, value: toAmount(r.cents), share: ratio(r.cents, totals.valueCents) }));
       return {
         data: {
-          ...base,
+          ...baseOf(totals),
           allocation: { by_type: shares(allocation.byType), by_account: shares(allocation.byAccount) },
         },
       };
     }
 
     if (args.view === "transactions" && range) {
-      const result = await listInvestmentTransactions(ctx.db, ctx.userId, {
-        range,
-        accountIds: args.account_ids,
-        limit: args.limit,
-        after,
-      });
+      const [totals, result] = await Promise.all([
+        totalsQuery(),
+        listInvestmentTransactions(ctx.db, ctx.userId, {
+          range,
+          accountIds: args.account_ids,
+          limit: args.limit,
+          after,
+        }),
+      ]);
       return {
         data: {
-          ...base,
+          ...baseOf(totals),
           range,
           transactions: result.rows.map((r) => ({
             id: r.id,
@@ -170,12 +177,15 @@ export const getInvestmentsTool = defineTool({
       };
     }
 
-    const all = await listHoldings(ctx.db, ctx.userId, args.account_ids);
+    const [totals, all] = await Promise.all([
+      totalsQuery(),
+      listHoldings(ctx.db, ctx.userId, args.account_ids),
+    ]);
     const page = all.slice(offset, offset + args.limit);
     const hasMore = offset + args.limit < all.length;
     return {
       data: {
-        ...base,
+        ...baseOf(totals),
         holdings: page.map((h) => {
           const gain = h.costBasisCents === null ? null : h.valueCents - h.costBasisCents;
           return {

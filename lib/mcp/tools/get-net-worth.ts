@@ -74,14 +74,13 @@ export const getNetWorthTool = defineTool({
       });
     }
     const today = todayIn(ctx.timezone, ctx.now);
-    const [totals, historyStart] = await Promise.all([
+    // One round trip: the history is read for every date and cut at the first snapshot after.
+    const [totals, historyStart, points] = await Promise.all([
       getBalanceTotals(ctx.db, ctx.userId),
       getHistoryStart(ctx.db, ctx.userId),
+      getNetWorthHistory(ctx.db, ctx.userId, historyDates(today, args.months, args.interval)),
     ]);
-    const dates = historyStart
-      ? historyDates(today, args.months, args.interval).filter((d) => d >= historyStart)
-      : [];
-    const history = await getNetWorthHistory(ctx.db, ctx.userId, dates);
+    const history = historyStart ? points.filter((p) => p.date >= historyStart) : [];
     const byType = (liability: boolean) =>
       totals.byType
         .filter((t) => isLiabilityType(t.type) === liability)

@@ -1,0 +1,167 @@
+/**
+ * The request path's database budget (issue: every tool call at the MCP library's own cost),
+ * counted at the driver (db/index.ts `observe`), never timed: statements per request, and
+ * sequential round trips ("waves": a wave starts when a statement is sent while none is in
+ * flight; statements sent together form one). Counted separately before the answer and after it
+ * (lib/deferred.ts: the activity row goes after). On PGlite and on PostgreSQL.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Handle, openDatabase, type QueryObserver, setDbForTesting } from "@/db";
+import { seedDemo } from "@/db/seed";
+import { settleDeferred } from "@/lib/deferred";
+import { resetEnvCache } from "@/lib/env";
+import { createMcpEndpoint } from "@/lib/mcp/server";
+import { testDatabaseKind } from "../helpers/db";
+import { TOOL_NAMES } from "../helpers/mcp-client";
+
+interface Count {
+  statements: number;
+  waves: number;
+}
+
+class Counter implements QueryObserver {
+  statements = 0;
+  waves = 0;
+  private inFlight = 0;
+  started(): void {
+    if (this.inFlight === 0) this.waves += 1;
+    this.inFlight += 1;
+    this.statements += 1;
+  }
+  finished(): void {
+    this.inFlight -= 1;
+  }
+  take(): Count {
+    const count = { statements: this.statements, waves: this.waves };
+    this.statements = 0;
+    this.waves = 0;
+    return count;
+  }
+}
+
+const APP_URL = "http://localhost:3000";
+
+async function admin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+describe("statements and round trips per MCP request", () => {
+  const counter = new Counter();
+  let handle: Handle;
+  let apiKey = "";
+  const scratch = `ledgerlink_budget_${randomBytes(4).toString("hex")}`;
+  let endpoint: (req: Request) => Promise<Response>;
+  const table: string[] = [];
+  const savedAppUrl = process.env.APP_URL;
+
+  beforeAll(async () => {
+    process.env.APP_URL = APP_URL;
+    resetEnvCache();
+    if (testDatabaseKind() === "postgres") {
+      // Its own database: the demo users' addresses are fixed, and other files seed them too.
+      await admin(`CREATE DATABASE ${scratch}`);
+      const url = new URL(process.env.TEST_DATABASE_URL ?? "");
+      url.pathname = `/${scratch}`;
+      handle = await openDatabase({ url: url.toString(), migrate: true, observe: counter });
+    } else handle = await openDatabase({ pgliteDir: "memory://", observe: counter });
+    setDbForTesting(handle);
+    const demo = await seedDemo(handle.db);
+    apiKey = demo.find((a) => a.state === "active")?.apiKey ?? "";
+    endpoint = createMcpEndpoint({ getDb: async () => handle.db });
+  });
+
+  afterAll(async () => {
+    console.log(`[budget] ${testDatabaseKind()}: before answer / after it\n${table.join("\n")}`);
+    setDbForTesting(undefined);
+    await handle?.close();
+    if (testDatabaseKind() === "postgres") await admin(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+    if (savedAppUrl === undefined) delete process.env.APP_URL;
+    else process.env.APP_URL = savedAppUrl;
+    resetEnvCache();
+  });
+
+  /** One request; what it cost before its answer was complete, and after. */
+  async function measure(
+    label: string,
+    body: unknown,
+  ): Promise<{ before: Count; after: Count; status: number }> {
+    await settleDeferred();
+    counter.take();
+    const response = await endpoint(
+      new Request(`${APP_URL}/api/mcp`, {
+        method: "POST",
+        headers: {
+          host: "localhost:3000",
+          authorization: `Bearer ${apiKey}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify(body),
+      }),
+    );
+    await response.text();
+    const before = counter.take();
+    await settleDeferred();
+    const after = counter.take();
+    table.push(
+      `${label.padEnd(28)} ${before.statements} statements in ${before.waves} round trips / ${after.statements} after`,
+    );
+    return { before, after, status: response.status };
+  }
+
+  const rpc = (method: string, params?: unknown, id: number | null = 1) => ({
+    jsonrpc: "2.0",
+    ...(id === null ? {} : { id }),
+    method,
+    ...(params ? { params } : {}),
+  });
+
+  it("initialize, tools/list, ping and a notification: one statement each, nothing after", async () => {
+    const calls: Array<[string, unknown]> = [
+      [
+        "initialize",
+        rpc("initialize", {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "budget", version: "1" },
+        }),
+      ],
+      ["tools/list", rpc("tools/list")],
+      ["prompts/list", rpc("prompts/list")],
+      ["ping", rpc("ping")],
+      ["notifications/initialized", rpc("notifications/initialized", undefined, null)],
+    ];
+    for (const [label, body] of calls) {
+      const { before, after, status } = await measure(label, body);
+      expect(status, label).toBeLessThan(300);
+      expect(before, label).toEqual({ statements: 1, waves: 1 });
+      expect(after.statements, label).toBe(0);
+    }
+  });
+
+  it("every tool: the caller in one round trip, the tool's own statements in one more, the activity row after the answer", async () => {
+    for (const name of TOOL_NAMES) {
+      const { before, after, status } = await measure(name, rpc("tools/call", { name, arguments: {} }));
+      expect(status, name).toBe(200);
+      expect(before.waves, name).toBeLessThanOrEqual(2);
+      expect(after.statements, name).toBe(1);
+    }
+  });
+
+  it("list_accounts: three statements in all, the activity row included", async () => {
+    const { before, after } = await measure(
+      "list_accounts (again)",
+      rpc("tools/call", { name: "list_accounts" }),
+    );
+    expect(before.statements + after.statements).toBeLessThanOrEqual(3);
+  });
+});
