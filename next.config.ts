@@ -4,6 +4,8 @@ const nextConfig: NextConfig = {
   // PGlite ships a WASM build and opens its data folder from disk: keep it out of the bundle.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "@neondatabase/serverless", "ws"],
   poweredByHeader: false,
+  // `npm run bench` builds with BENCH_BUILD=1, which adds its reference route (app/api/bench-echo).
+  ...(process.env.BENCH_BUILD === "1" ? { pageExtensions: ["tsx", "ts", "bench.ts"] } : {}),
   // Lets tests build into their own folder without touching the developer's .next.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
   // Every page and answer: never framed by another site (clickjacking: the dashboard's buttons

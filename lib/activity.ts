@@ -33,11 +33,6 @@ const rowOf = (call: ToolCallRecord) => ({
   durationMs: Math.max(0, Math.round(call.durationMs)),
 });
 
-/** Inserts one activity row now. */
-export async function recordToolCall(db: Database, call: ToolCallRecord): Promise<void> {
-  await db.insert(toolCalls).values(rowOf(call));
-}
-
 const waiting = new Map<Database, ToolCallRecord[]>();
 
 /**

@@ -6,9 +6,15 @@
  *    accounts, active subscription).
  *    Seeding happens BEFORE the server starts: PGlite opens its folder from one process at a time.
  * 2. `next build` into .next-bench, then `next start` on its own port with that data folder.
- * 3. Drives POST /api/mcp over HTTP with autocannon: `ping`, then each of the 12 tools with its
- *    default arguments, and prints requests/s, p50 and p99 latency, the size of the default answer
- *    and each tool's p50 as a multiple of ping's p50 in the same run.
+ * 3. Counts, in this process before the server starts, the statements and round trips each
+ *    target costs (at the driver: tests/support/statement-counter.ts), before its answer and after.
+ * 4. Drives POST /api/mcp over HTTP with autocannon: `ping`, `tools/list`, then each of the 12
+ *    tools with its default arguments; and, as the reference, the MCP library's own hello world
+ *    (mcp-handler with one echo tool: app/api/bench-echo, built only with BENCH_BUILD=1) served
+ *    by the same server in the same run. Prints requests/s, p50 and p99 latency, the answer's
+ *    size, each tool's p50 as a multiple of ping's, the server's CPU per request (its processes'
+ *    user + system time from /proc, over the run) and throughput as a ratio to the reference
+ *    (tools/call against the echo tool's tools/call, tools/list against its tools/list).
  *
  * Options: `--skip-build` reuses .next-bench; `--duration <s>` per target (default 6);
  * `--connections <n>` (default 8); `--port <n>` (default 3917);
@@ -20,15 +26,22 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "@/db";
 import { seedHeavyUser } from "@/db/seed";
+import { settleDeferred } from "@/lib/deferred";
+import { createMcpEndpoint } from "@/lib/mcp/server";
+import { TOOL_NAMES } from "@/tests/helpers/mcp-client";
+import { StatementCounter } from "@/tests/support/statement-counter";
+
+const NEXT_BIN = path.join(import.meta.dirname, "..", "node_modules", "next", "dist", "bin", "next");
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DIST_DIR = ".next-bench";
+const ECHO_URL = `http://localhost:${option("port", 3917)}/api/bench-echo`;
 const DATA_DIR = ".data/bench/pglite";
 
 function option(name: string, fallback: number): number {
@@ -63,6 +76,7 @@ process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
 
 const serverEnv: NodeJS.ProcessEnv = {
   ...process.env,
+  BENCH_BUILD: "1",
   NODE_ENV: "production",
   NEXT_DIST_DIR: DIST_DIR,
   PGLITE_DIR: DATA_DIR,
@@ -113,12 +127,76 @@ function headers(apiKey: string): Record<string, string> {
   };
 }
 
+/** A target is `ping`, `tools/list`, a tool name, or `echo:…` for the reference route. */
+function message(target: string): Record<string, unknown> {
+  const name = target.replace(/^echo:/, "");
+  if (name === "ping") return { jsonrpc: "2.0", id: 1, method: "ping", params: {} };
+  if (name === "tools/list") return { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
+  if (name === "tools/call")
+    return {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "hello" } },
+    };
+  return { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {} } };
+}
+
 function body(target: string): string {
-  return JSON.stringify(
-    target === "ping"
-      ? { jsonrpc: "2.0", id: 1, method: "ping", params: {} }
-      : { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: target, arguments: {} } },
-  );
+  return JSON.stringify(message(target));
+}
+
+const urlOf = (target: string) => (target.startsWith("echo:") ? ECHO_URL : MCP_URL);
+
+/** User + system CPU seconds of every process in the server's process group (Linux /proc). */
+function serverCpuSeconds(groupId: number): number {
+  const ticks = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command (which may hold spaces) start after the last ")".
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== groupId) continue; // pgrp
+      total += (Number(fields[11]) + Number(fields[12])) / ticks; // utime, stime
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** Statements and round trips per target, counted at the driver in this process (before the server runs). */
+async function countStatements(apiKey: string, targets: string[]): Promise<Map<string, string>> {
+  const counter = new StatementCounter();
+  const handle = DATABASE_URL
+    ? await openDatabase({ url: DATABASE_URL, observe: counter })
+    : await openDatabase({ pgliteDir: path.join(ROOT, DATA_DIR), observe: counter });
+  const counts = new Map<string, string>();
+  try {
+    process.env.APP_URL = APP_URL;
+    const endpoint = createMcpEndpoint({ getDb: async () => handle.db });
+    for (const target of targets) {
+      await settleDeferred();
+      counter.take();
+      const res = await endpoint(
+        new Request(MCP_URL, {
+          method: "POST",
+          headers: { ...headers(apiKey), host: new URL(APP_URL).host },
+          body: body(target),
+        }),
+      );
+      await res.text();
+      const before = counter.take();
+      await settleDeferred();
+      const after = counter.take();
+      counts.set(target, `${before.statements} in ${before.waves} + ${after.statements} after`);
+    }
+  } finally {
+    await handle.close();
+  }
+  return counts;
 }
 
 async function waitForServer(server: ChildProcess, apiKey: string): Promise<void> {
@@ -127,7 +205,12 @@ async function waitForServer(server: ChildProcess, apiKey: string): Promise<void
     if (server.exitCode !== null) throw new Error(`next start exited with ${server.exitCode}`);
     try {
       const res = await fetch(MCP_URL, { method: "POST", headers: headers(apiKey), body: body("ping") });
-      if (res.ok) return;
+      const echo = await fetch(ECHO_URL, {
+        method: "POST",
+        headers: headers(apiKey),
+        body: body("echo:ping"),
+      });
+      if (res.ok && echo.ok) return;
     } catch {
       // not listening yet
     }
@@ -151,7 +234,7 @@ async function probe(
   apiKey: string,
   target: string,
 ): Promise<{ bytes: number; isError: boolean; note: string }> {
-  const res = await fetch(MCP_URL, { method: "POST", headers: headers(apiKey), body: body(target) });
+  const res = await fetch(urlOf(target), { method: "POST", headers: headers(apiKey), body: body(target) });
   const text = await res.text();
   const isError = !res.ok || text.includes('"isError":true') || text.includes('"error":{');
   return { bytes: Buffer.byteLength(text), isError, note: isError ? text.slice(0, 200) : "" };
@@ -160,6 +243,7 @@ async function probe(
 interface Row {
   target: string;
   rps: number;
+  cpuMs: number;
   p50: number;
   p99: number;
   bytes: number;
@@ -167,18 +251,21 @@ interface Row {
   errors: number;
 }
 
-async function load(apiKey: string, target: string): Promise<Omit<Row, "bytes">> {
+async function load(apiKey: string, target: string, serverGroup: number): Promise<Omit<Row, "bytes">> {
+  const cpuBefore = serverCpuSeconds(serverGroup);
   const result = await autocannon({
-    url: MCP_URL,
+    url: urlOf(target),
     method: "POST",
     headers: headers(apiKey),
     body: body(target),
     connections: CONNECTIONS,
     duration: DURATION,
   });
+  const cpu = serverCpuSeconds(serverGroup) - cpuBefore;
   return {
     target,
     rps: result.requests.average,
+    cpuMs: result.requests.total > 0 ? (cpu * 1000) / result.requests.total : 0,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -189,12 +276,14 @@ async function load(apiKey: string, target: string): Promise<Omit<Row, "bytes">>
 async function main() {
   const started = Date.now();
   const apiKey = await seed();
+  const ours = ["ping", "tools/list", ...TOOL_NAMES];
+  const statements = await countStatements(apiKey, ours);
   if (!SKIP_BUILD || !existsSync(path.join(ROOT, DIST_DIR))) {
     console.log(`Building into ${DIST_DIR} …`);
     await run("npx", ["next", "build"], serverEnv);
   }
   console.log(`Starting next start on port ${PORT} …`);
-  const server: ChildProcess = spawn("npx", ["next", "start", "-p", String(PORT)], {
+  const server: ChildProcess = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(PORT)], {
     cwd: ROOT,
     env: serverEnv,
     stdio: ["ignore", "ignore", "inherit"],
@@ -214,15 +303,26 @@ async function main() {
     await waitForServer(server, apiKey);
     const tools = await listTools(apiKey);
     if (tools.length !== 12) console.warn(`Note: tools/list returned ${tools.length} tools, not 12.`);
+    const group = server.pid ?? 0;
     const rows: Row[] = [];
-    for (const target of ["ping", ...tools]) {
+    // The reference first and last, so a drift of the machine during the run shows.
+    for (const target of ["echo:tools/call", "echo:tools/list", ...ours, "echo:tools/call"]) {
       const first = await probe(apiKey, target); // also warms the route and the query plans
       if (first.isError) console.warn(`Note: ${target} answered an error: ${first.note}`);
-      const measured = await load(apiKey, target);
+      const measured = await load(apiKey, target, group);
       rows.push({ ...measured, bytes: first.bytes });
-      console.log(`  ${target}: ${measured.rps.toFixed(0)} req/s, p50 ${measured.p50} ms`);
+      console.log(
+        `  ${target}: ${measured.rps.toFixed(0)} req/s, p50 ${measured.p50} ms, ${measured.cpuMs.toFixed(2)} ms CPU`,
+      );
     }
-    const pingP50 = rows[0]?.p50 || 1;
+    const pingP50 = rows.find((r) => r.target === "ping")?.p50 || 1;
+    // The reference runs first and last; the faster of the two (the first may still be warming up).
+    const echoCallRps = Math.max(1, ...rows.filter((r) => r.target === "echo:tools/call").map((r) => r.rps));
+    const echoListRps = rows.find((r) => r.target === "echo:tools/list")?.rps || 1;
+    const ratio = (r: Row) =>
+      r.target.startsWith("echo:")
+        ? "ref"
+        : (r.rps / (r.target === "tools/list" ? echoListRps : echoCallRps)).toFixed(2);
     console.log(
       `\nPOST /api/mcp, heavy user, ${CONNECTIONS} connections × ${DURATION} s per target (next start, ${DRIVER_LABEL})\n`,
     );
@@ -233,6 +333,9 @@ async function main() {
       "p99 ms",
       "answer bytes",
       "p50 / ping p50",
+      "CPU ms/req",
+      "req/s / reference",
+      "statements (before answer + after)",
       "non-2xx",
       "errors",
     ];
@@ -243,6 +346,9 @@ async function main() {
       r.p99.toFixed(1),
       String(r.bytes),
       r.target === "ping" ? "1.0" : (r.p50 / pingP50).toFixed(1),
+      r.cpuMs.toFixed(2),
+      ratio(r),
+      statements.get(r.target) ?? "",
       String(r.non2xx),
       String(r.errors),
     ]);
@@ -251,6 +357,9 @@ async function main() {
       cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
     console.log(line(header));
     for (const row of table) console.log(line(row));
+    console.log(
+      "\nThe reference (ref) is mcp-handler's own hello world: one echo tool, no auth, no database, on the same server.",
+    );
     console.log(`\nTotal bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   } finally {
     stop();

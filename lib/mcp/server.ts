@@ -265,6 +265,13 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
         { "Retry-After": "1" },
       );
     }
+    // A client that goes away before reading the answer frees the slot too (and one that left
+    // while waiting in line gets nothing done for it).
+    if (req.signal.aborted) {
+      release();
+      return jsonRpcError(400, -32000, "The client closed the request.");
+    }
+    req.signal.addEventListener("abort", release, { once: true });
     try {
       return releasedAtEnd(await answer(req, token), release);
     } catch (error) {
@@ -297,8 +304,8 @@ function credentialSlots(): KeyedSlots {
 
 /** The same response, calling `release` once its body has been read to the end or abandoned. */
 function releasedAtEnd(response: Response, releaseSlot: () => void): Response {
-  // A body nobody reads or cancels must not hold the slot forever.
-  const timer = setTimeout(releaseSlot, 120_000);
+  // A body nobody reads or cancels must not hold the slot for long.
+  const timer = setTimeout(releaseSlot, 30_000);
   timer.unref?.();
   const release = () => {
     clearTimeout(timer);

@@ -200,7 +200,7 @@ export function parseSse(text: string): unknown {
 export async function rpc(
   url: string,
   body: unknown,
-  options: { apiKey?: string; headers?: Record<string, string>; accept?: string } = {},
+  options: { apiKey?: string; headers?: Record<string, string>; accept?: string; signal?: AbortSignal } = {},
 ): Promise<RpcAnswer> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -212,6 +212,7 @@ export async function rpc(
     method: "POST",
     headers,
     body: typeof body === "string" ? body : JSON.stringify(body),
+    signal: options.signal,
   });
   const text = await res.text();
   const contentType = res.headers.get("content-type") ?? "";

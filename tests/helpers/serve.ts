@@ -104,6 +104,9 @@ export async function serveRoutes(
         ...(hasBody ? { duplex: "half" } : {}),
       } as RequestInit);
       const response = await handler(request);
+      // The client is gone: like `next start`, leave the answer unread (the handler must not
+      // depend on its body being read or cancelled to free what it holds).
+      if (controller.signal.aborted) return;
       const outHeaders: Record<string, string | string[]> = {};
       response.headers.forEach((value, name) => {
         if (name === "set-cookie") return;

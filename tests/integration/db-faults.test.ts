@@ -138,6 +138,31 @@ describe.skipIf(testDatabaseKind() !== "postgres")("a database that freezes or d
     expect((await initialize()).status).toBe(200);
   });
 
+  it("clients that give up while their requests are stuck do not keep the credential's slots", async () => {
+    const locker = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await locker.connect();
+    try {
+      await locker.query("begin");
+      await locker.query("select 1 from rate_limits where key = $1 for update", [`api_key:${user.apiKeyId}`]);
+      const gaveUp = Array.from({ length: 3 }, async () => {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 100);
+        await rpc(server.url("/api/mcp"), initializeRequest("2025-06-18"), {
+          apiKey: user.apiKey,
+          signal: controller.signal,
+        }).catch(() => undefined);
+      });
+      await Promise.all(gaveUp);
+    } finally {
+      await locker.query("rollback").catch(() => {});
+      await locker.end();
+    }
+    // The abandoned requests finish on the server; their slots are free again at once.
+    await new Promise((resolve) => setTimeout(resolve, BOUND_MS + 200));
+    const answers = await Promise.all([initialize(), initialize()]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+  });
+
   it("dropped connections: no crash, the next request succeeds", async () => {
     expect((await initialize()).status).toBe(200);
     proxy.drop();

@@ -8,38 +8,14 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Handle, openDatabase, type QueryObserver, setDbForTesting } from "@/db";
+import { type Handle, openDatabase, setDbForTesting } from "@/db";
 import { seedDemo } from "@/db/seed";
 import { settleDeferred } from "@/lib/deferred";
 import { resetEnvCache } from "@/lib/env";
 import { createMcpEndpoint } from "@/lib/mcp/server";
 import { testDatabaseKind } from "../helpers/db";
 import { TOOL_NAMES } from "../helpers/mcp-client";
-
-interface Count {
-  statements: number;
-  waves: number;
-}
-
-class Counter implements QueryObserver {
-  statements = 0;
-  waves = 0;
-  private inFlight = 0;
-  started(): void {
-    if (this.inFlight === 0) this.waves += 1;
-    this.inFlight += 1;
-    this.statements += 1;
-  }
-  finished(): void {
-    this.inFlight -= 1;
-  }
-  take(): Count {
-    const count = { statements: this.statements, waves: this.waves };
-    this.statements = 0;
-    this.waves = 0;
-    return count;
-  }
-}
+import { type StatementCount, StatementCounter } from "../support/statement-counter";
 
 const APP_URL = "http://localhost:3000";
 
@@ -54,7 +30,7 @@ async function admin(statement: string): Promise<void> {
 }
 
 describe("statements and round trips per MCP request", () => {
-  const counter = new Counter();
+  const counter = new StatementCounter();
   let handle: Handle;
   let apiKey = "";
   const scratch = `ledgerlink_budget_${randomBytes(4).toString("hex")}`;
@@ -92,7 +68,7 @@ describe("statements and round trips per MCP request", () => {
   async function measure(
     label: string,
     body: unknown,
-  ): Promise<{ before: Count; after: Count; status: number }> {
+  ): Promise<{ before: StatementCount; after: StatementCount; status: number }> {
     await settleDeferred();
     counter.take();
     const response = await endpoint(

@@ -1,0 +1,36 @@
+/**
+ * Counts what a request costs the database, at the driver (db/index.ts `observe`): statements,
+ * and sequential round trips ("waves": a wave starts when a statement is sent while none is in
+ * flight; statements sent together form one). Used by the statement-budget test and by
+ * `npm run bench`.
+ */
+import type { QueryObserver } from "@/db";
+
+export interface StatementCount {
+  statements: number;
+  waves: number;
+}
+
+export class StatementCounter implements QueryObserver {
+  private statements = 0;
+  private waves = 0;
+  private inFlight = 0;
+
+  started(): void {
+    if (this.inFlight === 0) this.waves += 1;
+    this.inFlight += 1;
+    this.statements += 1;
+  }
+
+  finished(): void {
+    this.inFlight -= 1;
+  }
+
+  /** What was counted since the last `take()`, and start again from zero. */
+  take(): StatementCount {
+    const count = { statements: this.statements, waves: this.waves };
+    this.statements = 0;
+    this.waves = 0;
+    return count;
+  }
+}
