@@ -4,13 +4,37 @@
  * per request for that, see app/layout.tsx). Scripts run only when they carry the nonce or were
  * loaded by one that does ('strict-dynamic': react-plaid-link adds Plaid's script that way).
  * Plaid Link opens its frame from cdn.plaid.com; Stripe Checkout is a navigation to
- * checkout.stripe.com (a form may be redirected there). API routes keep next.config.ts's policy.
+ * checkout.stripe.com (a form may be redirected there); the consent form, to the client's
+ * redirect URI. API routes keep next.config.ts's policy.
  * https://plaid.com/docs/link/web/#content-security-policy
  */
 import { type NextRequest, NextResponse } from "next/server";
 import { getEnv } from "@/lib/env";
 
-export function contentSecurityPolicy(nonce: string, development: boolean): string {
+/**
+ * Where the consent form may send the browser: after Approve or Deny our endpoint redirects to
+ * the client's redirect URI, and Chromium applies `form-action` to that redirect too. The URI is
+ * the one in the page's query (the server refuses any that is not registered).
+ */
+function consentTarget(request: NextRequest): string | null {
+  if (request.nextUrl.pathname !== "/oauth/authorize") return null;
+  const raw = request.nextUrl.searchParams.get("redirect_uri");
+  if (!raw) return null;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === "http:" || url.protocol === "https:") return url.origin;
+    // A native app's own scheme (cursor:, vscode:): a scheme source; no quotes or spaces can pass.
+    return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : null;
+  } catch {
+    return null;
+  }
+}
+
+export function contentSecurityPolicy(
+  nonce: string,
+  development: boolean,
+  formTarget: string | null = null,
+): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
@@ -20,7 +44,7 @@ export function contentSecurityPolicy(nonce: string, development: boolean): stri
     "font-src 'self'",
     "connect-src 'self' https://cdn.plaid.com https://sandbox.plaid.com https://production.plaid.com",
     "frame-src https://cdn.plaid.com",
-    "form-action 'self' https://checkout.stripe.com",
+    `form-action 'self' https://checkout.stripe.com${formTarget ? ` ${formTarget}` : ""}`,
     "frame-ancestors 'none'",
     "base-uri 'self'",
     "object-src 'none'",
@@ -29,7 +53,7 @@ export function contentSecurityPolicy(nonce: string, development: boolean): stri
 
 export function proxy(request: NextRequest): NextResponse {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
-  const policy = contentSecurityPolicy(nonce, getEnv().NODE_ENV === "development");
+  const policy = contentSecurityPolicy(nonce, getEnv().NODE_ENV === "development", consentTarget(request));
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);
   const response = NextResponse.next({ request: { headers } });

@@ -3,7 +3,7 @@
  * `next start`, exactly as a deployment would run it.
  *
  * 1. Builds once into `.next-e2e` (NEXT_DIST_DIR). The build is skipped when `.next-e2e/BUILD_ID`
- *    is newer than every source file (app/, components/, lib/, db/, config files), or when
+ *    is newer than every source file (app/, components/, lib/, db/, proxy.ts, config files), or when
  *    E2E_SKIP_BUILD=1.
  * 2. Starts `next start` on a free port with a fresh PGlite folder `.data/e2e-<random>/pglite`,
  *    BILLING=local (the labelled test checkout; production refuses to start without Stripe
@@ -56,6 +56,7 @@ const SOURCES = [
   "next.config.ts",
   "package-lock.json",
   "instrumentation.ts",
+  "proxy.ts",
   "postcss.config.mjs",
 ];
 

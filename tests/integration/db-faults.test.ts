@@ -90,6 +90,26 @@ describe.skipIf(testDatabaseKind() !== "postgres")("a database that freezes or d
     expect(healed).toBe(200);
   });
 
+  it("slowed: a distant database still answers, slower; one too slow for the bounds gets 503 in time", async () => {
+    proxy.slow(100);
+    let started = Date.now();
+    const slowed = await initialize();
+    expect(slowed.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200); // at least one round trip of 2 × 100 ms
+    proxy.slow(1_500);
+    started = Date.now();
+    const tooSlow = await initialize();
+    const waited = Date.now() - started;
+    expect(tooSlow.status).toBe(503);
+    expect(Number(tooSlow.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The statement bound plus our one-second margin, with slack for a busy machine.
+    expect(waited).toBeLessThan(BOUND_MS + 1_000 + 1_500);
+    proxy.heal();
+    let status = 0;
+    for (let i = 0; i < 5 && status !== 200; i++) status = (await initialize()).status;
+    expect(status).toBe(200);
+  });
+
   it("syncs run on their own pool, whose statements may take a minute; requests keep their bound", async () => {
     const shown = async (db: typeof handle.db) =>
       (

@@ -2,13 +2,15 @@
  * A TCP proxy in front of PostgreSQL that can cause the faults a real deployment meets:
  * `freeze()` stops forwarding in both directions (a stalled server or a silent network; new
  * connections are accepted and then hang too; bytes wait, they are not lost), `drop()` cuts every open connection (a restart),
- * `heal()` forwards again. Tests point a real driver at `url` and cause the fault for real.
+ * `slow(ms)` delays every packet by `ms` in each direction (a distant or congested database; 0 ends
+ * it), `heal()` forwards again. Tests point a real driver at `url` and cause the fault for real.
  */
 import net, { type AddressInfo } from "node:net";
 
 export interface FaultProxy {
   url: string;
   freeze: () => void;
+  slow: (ms: number) => void;
   drop: () => void;
   heal: () => void;
   close: () => Promise<void>;
@@ -17,14 +19,21 @@ export interface FaultProxy {
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
   let frozen = false;
+  let latencyMs = 0;
   const pairs = new Set<{ client: net.Socket; server: net.Socket }>();
   const proxy = net.createServer((client) => {
     const server = net.connect({ host: upstream.hostname, port: Number(upstream.port) || 5432 });
     const pair = { client, server };
     pairs.add(pair);
     // While frozen nothing moves: both directions are paused, as by a stalled server or network.
-    client.pipe(server);
-    server.pipe(client);
+    // With a latency every chunk is held that long (equal delays keep their order).
+    const forward = (from: net.Socket, to: net.Socket) =>
+      from.on("data", (chunk: Buffer) => {
+        if (latencyMs === 0) to.write(chunk);
+        else setTimeout(() => to.destroyed || to.write(chunk), latencyMs);
+      });
+    forward(client, server);
+    forward(server, client);
     if (frozen) {
       client.pause();
       server.pause();
@@ -58,8 +67,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       }
       pairs.clear();
     },
+    slow: (ms: number) => {
+      latencyMs = ms;
+    },
     heal: () => {
       frozen = false;
+      latencyMs = 0;
       for (const { client, server } of pairs) {
         client.resume();
         server.resume();
