@@ -67,43 +67,57 @@ export async function openDatabase(options: {
     if (typeof WebSocket === "undefined") {
       neonConfig.webSocketConstructor = (await import("ws")).default;
     }
-    const open = (purpose: Purpose) => {
-      const pool = new Pool({ connectionString: options.url, ...poolBounds(purpose) });
-      pool.on("error", poolErrorListener);
-      if (options.observe) observeCalls(pool, ["query"], options.observe);
-      return { pool, db: drizzle({ client: pool, ...config }) };
-    };
-    const main = open("requests");
-    const sync = open("sync");
-    if (options.migrate) {
-      const { migrate } = await import("drizzle-orm/neon-serverless/migrator");
-      await migrate(main.db, { migrationsFolder: MIGRATIONS_FOLDER });
-    }
-    syncCompanions.set(main.db, sync.db as unknown as Database);
-    return {
-      db: main.db as unknown as Database,
-      kind: "neon",
-      close: async () => void (await Promise.all([main.pool.end(), sync.pool.end()])),
-    };
+    return openPools("neon", {
+      pool: (purpose) => new Pool({ connectionString: options.url, ...poolBounds(purpose) }),
+      drizzle: (pool) => drizzle({ client: pool, ...config }) as unknown as Database,
+      migrate: async (db) => {
+        const { migrate } = await import("drizzle-orm/neon-serverless/migrator");
+        await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+      },
+      options,
+    });
   }
   const { Pool } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
+  return openPools("pg", {
+    pool: (purpose) => new Pool({ connectionString: options.url, ...poolBounds(purpose) }),
+    drizzle: (pool) => drizzle({ client: pool, ...config }) as unknown as Database,
+    migrate: async (db) => {
+      const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+      await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    },
+    options,
+  });
+}
+
+interface PoolLike {
+  on(event: "error", listener: (error: Error) => void): unknown;
+  end(): Promise<void>;
+}
+
+/** A server database: the request pool, the sync pool beside it, both bounded and observed. */
+async function openPools<P extends PoolLike>(
+  kind: Exclude<DriverKind, "pglite">,
+  driver: {
+    pool: (purpose: Purpose) => P;
+    drizzle: (pool: P) => Database;
+    migrate: (db: Database) => Promise<void>;
+    options: { migrate?: boolean; observe?: QueryObserver };
+  },
+): Promise<Handle> {
   const open = (purpose: Purpose) => {
-    const pool = new Pool({ connectionString: options.url, ...poolBounds(purpose) });
+    const pool = driver.pool(purpose);
     pool.on("error", poolErrorListener);
-    if (options.observe) observeCalls(pool, ["query"], options.observe);
-    return { pool, db: drizzle({ client: pool, ...config }) };
+    if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
+    return { pool, db: driver.drizzle(pool) };
   };
   const main = open("requests");
   const sync = open("sync");
-  if (options.migrate) {
-    const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-    await migrate(main.db, { migrationsFolder: MIGRATIONS_FOLDER });
-  }
-  syncCompanions.set(main.db, sync.db as unknown as Database);
+  if (driver.options.migrate) await driver.migrate(main.db);
+  syncCompanions.set(main.db, sync.db);
   return {
-    db: main.db as unknown as Database,
-    kind: "pg",
+    db: main.db,
+    kind,
     close: async () => void (await Promise.all([main.pool.end(), sync.pool.end()])),
   };
 }
