@@ -12,7 +12,12 @@
  * - timing and the activity log (one `tool_calls` row per call).
  * https://modelcontextprotocol.io/specification/2025-06-18/server/tools#structured-content
  */
-import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import type {
+  AuthInfo,
+  CallToolResult,
+  McpServer,
+  StandardSchemaWithJSON,
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Database } from "@/db";
 import type { AccessState } from "@/lib/access";
@@ -292,15 +297,30 @@ async function runTool(
   }
 }
 
+/** The key under which a request carries its caller in the SDK's `AuthInfo.extra`. */
+const CALLER_KEY = "ledgerlink.caller";
+
 /**
- * Registers every tool definition on `server` for the caller in `auth`. Call once per request
- * (the MCP handler builds a fresh server per request).
+ * What the SDK should carry for one request: the caller, known before the MCP server runs
+ * (lib/mcp/caller.ts). The token itself is not repeated here; nothing downstream needs it.
  */
-export function registerTools(
-  server: McpServer,
-  tools: readonly ToolDefinition[],
-  auth: ToolAuthContext,
-): void {
+export function authInfoFor(auth: ToolAuthContext): AuthInfo {
+  const clientId =
+    auth.credential.kind === "oauth" ? auth.credential.oauthClientId : auth.credential.apiKeyId;
+  return { token: "", clientId, scopes: [], extra: { [CALLER_KEY]: auth } };
+}
+
+function callerOf(ctx: { http?: { authInfo?: AuthInfo } }): ToolAuthContext {
+  const auth = ctx.http?.authInfo?.extra?.[CALLER_KEY] as ToolAuthContext | undefined;
+  if (!auth) throw new Error("a tool ran without its caller");
+  return auth;
+}
+
+/**
+ * Registers every tool definition on `server`. The server may serve many requests: each call
+ * reads its caller from the request (`authInfoFor`).
+ */
+export function registerTools(server: McpServer, tools: readonly ToolDefinition[]): void {
   for (const tool of tools) {
     const listed = listedTool(tool);
     server.registerTool(
@@ -312,7 +332,7 @@ export function registerTools(
         outputSchema: listed.output,
         annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
       },
-      (rawArgs: Record<string, unknown>) => runTool(tool, rawArgs, auth),
+      (rawArgs: Record<string, unknown>, ctx) => runTool(tool, rawArgs, callerOf(ctx)),
     );
   }
 }

@@ -19,6 +19,7 @@
  * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http
  */
 import {
+  type AuthInfo,
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   readRequestBody,
@@ -33,7 +34,7 @@ import { authUnavailableResponse, bearerToken, mcpResourceUrl, unauthorizedRespo
 import { type Caller, loadCaller } from "./caller";
 import type { ToolDefinition } from "./define-tool";
 import { registerPrompts } from "./prompts";
-import { registerTools } from "./register";
+import { authInfoFor, registerTools } from "./register";
 import { allTools } from "./tools";
 
 /**
@@ -171,6 +172,20 @@ export interface McpHandlerOptions {
 export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Request) => Promise<Response> {
   const tools = options.tools ?? allTools;
   const openDb = options.getDb ?? getDb;
+  // One handler per endpoint: the tool and prompt definitions are registered from pre-built
+  // parts; the caller travels with each request (authInfoFor), never in a closure.
+  const handler = createMcpHandler(
+    (server) => {
+      registerTools(server, tools);
+      registerPrompts(server);
+    },
+    {
+      serverInfo: SERVER_INFO,
+      instructions: INSTRUCTIONS,
+      supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      telemetry: false,
+    },
+  );
 
   /** Steps 3 to 6 for a request that carries a well-formed bearer token. */
   async function answer(req: Request, token: string): Promise<Response> {
@@ -215,33 +230,20 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     if (bodyError) return bodyError;
     if (batchError) return batchError;
 
-    // A fresh server per request (mcp-handler's model); the definitions it is handed are built
-    // once per process (register.ts), and the caller is closed over, never carried in the Request.
-    const handler = createMcpHandler(
-      (server) => {
-        registerTools(server, tools, {
-          db,
-          credential: caller.credential,
-          access: caller.access,
-          timezone: caller.timezone,
-        });
-        registerPrompts(server);
-      },
-      {
-        serverInfo: SERVER_INFO,
-        instructions: INSTRUCTIONS,
-        supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        telemetry: false,
-      },
-    );
     const wantsJsonOnly = acceptsJsonOnly(req.headers.get("accept"));
     const headers = new Headers(req.headers);
     // The SDK's stateless transport always streams and insists on both types; a JSON-only client
     // gets the same single answer unwrapped from the stream.
     if (wantsJsonOnly) headers.set("accept", "application/json, text/event-stream");
-    const response = await handler(
-      new Request(req.url, { method: "POST", headers, body: text, signal: req.signal }),
-    );
+    const forwarded = new Request(req.url, { method: "POST", headers, body: text, signal: req.signal });
+    // mcp-handler hands `auth` of the request to the SDK, which gives it to every tool call.
+    (forwarded as Request & { auth?: AuthInfo }).auth = authInfoFor({
+      db,
+      credential: caller.credential,
+      access: caller.access,
+      timezone: caller.timezone,
+    });
+    const response = await handler(forwarded);
     return wantsJsonOnly ? streamToJson(response, Array.isArray(message)) : response;
   }
 

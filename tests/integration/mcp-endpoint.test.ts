@@ -533,6 +533,24 @@ describe("registerTools: listing, gate, envelope, errors, activity", () => {
     );
   });
 
+  it("one endpoint serves many callers at once: each call runs as its own caller", async () => {
+    const callers = [user("active"), user("no_connections"), user("reauth_required")];
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => {
+        const caller = callers[i % callers.length]!;
+        return rpc(toolsUrl, callTool("echo_context"), { apiKey: caller.apiKey }).then((a) => ({
+          caller,
+          a,
+        }));
+      }),
+    );
+    for (const { caller, a } of answers) {
+      const data = (resultOf(a.body).structuredContent as { data: { userId: string; banks: number } }).data;
+      expect(data.userId).toBe(caller.userId);
+      expect(data.banks).toBe(caller.connections.length);
+    }
+  });
+
   it("active: runs the tool with defaults and the user's context; structuredContent equals the text", async () => {
     const u = user("active");
     const answer = await rpc(toolsUrl, callTool("echo_context"), { apiKey: u.apiKey });
