@@ -42,14 +42,35 @@ type Envelope = z.infer<ReturnType<typeof envelopeSchema>>;
 
 type Converter = StandardSchemaWithJSON["~standard"]["jsonSchema"];
 
-/** A JSON Schema converter that converts once per target and direction, then answers from memory. */
+/**
+ * A JSON Schema as a client reads it, without what costs context and says nothing: the `$schema`
+ * URI on every tool, and the ±2^53 bounds zod writes on every integer (any JSON number a client
+ * would send is within them).
+ */
+export function compactJsonSchema(node: unknown, root = true): unknown {
+  if (Array.isArray(node)) return node.map((item) => compactJsonSchema(item, false));
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (root && key === "$schema") continue;
+    if (
+      (key === "minimum" && value === Number.MIN_SAFE_INTEGER) ||
+      (key === "maximum" && value === Number.MAX_SAFE_INTEGER)
+    )
+      continue;
+    out[key] = compactJsonSchema(value, false);
+  }
+  return out;
+}
+
+/** A JSON Schema converter that converts (and compacts) once per target and direction, then answers from memory. */
 function cachedConverter(converter: Converter): Converter {
   const memo = new Map<string, Record<string, unknown>>();
   const cached = (io: "input" | "output") => (options: Parameters<Converter["input"]>[0]) => {
     const key = `${io}:${options.target}`;
     let json = memo.get(key);
     if (!json) {
-      json = converter[io](options);
+      json = compactJsonSchema(converter[io](options)) as Record<string, unknown>;
       memo.set(key, json);
     }
     return json;

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Database } from "@/db";
 import { apiKeys, bankConnections, toolCalls, users } from "@/db/schema";
+import { settleDeferred } from "@/lib/deferred";
 import { useTestDatabase } from "../helpers/db";
 import {
   connectSdkClient,
@@ -22,6 +23,7 @@ import {
   DEMO_STATES,
   type DemoState,
   PROMPT_NAMES,
+  rpc,
   TOOL_NAMES,
   warningSchema,
 } from "../helpers/mcp-client";
@@ -130,6 +132,22 @@ describe("@modelcontextprotocol/sdk 1.x client", () => {
     }
   });
 
+  it("tools/list carries no $schema URIs or ±2^53 integer bounds, and stays within its size budget", async () => {
+    const answer = await rpc(
+      url,
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      {
+        apiKey: userIn("none").apiKey,
+        accept: "application/json",
+      },
+    );
+    const text = JSON.stringify((answer.body as { result: unknown }).result);
+    expect(text).not.toContain("$schema");
+    expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    // A ratchet while the list is compacted further (the issue on heavy history asks for 20 KB).
+    expect(Buffer.byteLength(text)).toBeLessThan(52 * 1024);
+  });
+
   for (const state of DEMO_STATES) {
     it(`calls every tool with defaults in state ${state}`, async () => {
       const db = getDb();
@@ -192,6 +210,9 @@ describe("@modelcontextprotocol/sdk 1.x client", () => {
       } finally {
         await close();
       }
+      // The client has each answer as soon as its message arrives; the activity rows are
+      // written after the answer (lib/deferred.ts).
+      await settleDeferred();
       const logged = await db
         .select({ tool: toolCalls.tool, status: toolCalls.status, keyId: toolCalls.apiKeyId })
         .from(toolCalls)
