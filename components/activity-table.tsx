@@ -8,11 +8,8 @@ const TONE: Record<string, BadgeTone> = {
   error: "red",
 };
 
-function when(date: Date): string {
-  return `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
-}
-
-export function ActivityTable({ calls }: { calls: RecentToolCall[] }) {
+/** `calls` with each time already written in the person's timezone (app/dashboard/format.ts). */
+export function ActivityTable({ calls }: { calls: Array<RecentToolCall & { when: string }> }) {
   if (calls.length === 0) {
     return (
       <p className="text-sm text-slate-600">
@@ -54,7 +51,7 @@ export function ActivityTable({ calls }: { calls: RecentToolCall[] }) {
                 <Badge tone={TONE[c.status] ?? "slate"}>{c.status.replace("_", " ")}</Badge>
               </td>
               <td className="py-2 pr-4 text-right tabular-nums">{c.durationMs} ms</td>
-              <td className="py-2 whitespace-nowrap text-slate-600">{when(c.createdAt)}</td>
+              <td className="py-2 whitespace-nowrap text-slate-600">{c.when}</td>
             </tr>
           ))}
         </tbody>

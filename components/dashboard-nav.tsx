@@ -10,6 +10,7 @@ const ITEMS = [
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/apps", label: "Connected apps" },
   { href: "/dashboard/activity", label: "Activity" },
+  { href: "/dashboard/settings", label: "Settings" },
 ];
 
 export function DashboardNav() {

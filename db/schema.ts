@@ -41,8 +41,10 @@ export const users = pgTable("users", {
   email: text().unique(),
   emailVerified: ts(),
   image: text(),
-  /** IANA zone used to interpret periods ("this_month" …); UTC unless the user sets one. */
+  /** IANA zone used to interpret periods ("this_month" …) and to show times; UTC until set. */
   timezone: text().notNull().default("UTC"),
+  /** When the zone was set (from the browser at first sign-in, or in Settings); null: never. */
+  timezoneSetAt: ts(),
   createdAt: createdAt(),
 });
 

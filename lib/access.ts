@@ -33,7 +33,7 @@ export interface AccessState {
   /** Connections the user must reconnect (`reauth_required`). */
   needsReauth: ConnectionSummary[];
   hasConnections: boolean;
-  links: { billing: string; banks: string; reconnect: (connectionId: string) => string };
+  links: { billing: string; banks: string; settings: string; reconnect: (connectionId: string) => string };
 }
 
 /** Maps a raw provider subscription status (Stripe's vocabulary) to our four states. */
@@ -58,6 +58,7 @@ export function dashboardLinks(appUrl: string = getEnv().APP_URL): AccessState["
   return {
     billing: `${appUrl}/dashboard/billing`,
     banks: `${appUrl}/dashboard/banks`,
+    settings: `${appUrl}/dashboard/settings`,
     reconnect: (connectionId) => `${appUrl}/dashboard/banks?reconnect=${encodeURIComponent(connectionId)}`,
   };
 }

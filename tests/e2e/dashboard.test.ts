@@ -194,6 +194,36 @@ describe.skipIf(Boolean(server.skipReason))(
       shots.push(await screenshot(page, "11-activity"));
     });
 
+    it("Settings: the timezone is picked from a list, saved, and the dashboard's times follow it", async () => {
+      await page.getByRole("link", { name: "Settings" }).first().click();
+      await page.waitForURL("**/dashboard/settings");
+      await page.getByLabel("Timezone").selectOption("Pacific/Auckland");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("status").filter({ hasText: "Pacific/Auckland" }).waitFor();
+      await page.getByRole("link", { name: "Activity" }).first().click();
+      await page.waitForURL("**/dashboard/activity");
+      // New Zealand is at UTC+12 or +13 depending on the season.
+      await expect.poll(() => page.getByText(/GMT\+1[23]/).count()).toBeGreaterThan(0);
+      shots.push(await screenshot(page, "12-settings-timezone"));
+    });
+
+    it("a new person's timezone comes from their browser at the first visit", async () => {
+      const context = await browser.newContext({ timezoneId: "America/Los_Angeles" });
+      try {
+        const fresh = await context.newPage();
+        await signIn(fresh, `tz-${Date.now()}@example.test`);
+        await fresh.goto(`${server.baseUrl}/dashboard/settings`);
+        await expect
+          .poll(async () => {
+            await fresh.reload();
+            return fresh.getByLabel("Timezone").inputValue();
+          })
+          .toBe("America/Los_Angeles");
+      } finally {
+        await context.close();
+      }
+    });
+
     it("ran under the page's Content-Security-Policy (a nonce per request) without one refusal", async () => {
       const policy = (await fetch(`${server.baseUrl}/sign-in`, { redirect: "manual" })).headers.get(
         "content-security-policy",

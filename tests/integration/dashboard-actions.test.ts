@@ -10,6 +10,8 @@ import { IDLE } from "@/lib/action-state";
 import { createApiKey, listApiKeys } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
 import { verifyBearerToken } from "@/lib/mcp/auth";
+import { loadCaller } from "@/lib/mcp/caller";
+import { getTimezone } from "@/lib/timezone";
 import { useTestDatabase, whileDatabaseDown } from "@/tests/helpers/db";
 import { createTestUser } from "@/tests/helpers/fixtures";
 
@@ -28,6 +30,7 @@ const { createApiKeyAction, revokeApiKeyAction, rotateApiKeyAction } = await imp
   "@/app/dashboard/keys/actions"
 );
 const { localCheckoutAction } = await import("@/app/dashboard/billing/actions");
+const { saveTimezoneAction, adoptBrowserTimezoneAction } = await import("@/app/dashboard/settings/actions");
 
 const getDb = useTestDatabase();
 const savedAppUrl = process.env.APP_URL;
@@ -169,5 +172,43 @@ describe("billing actions", () => {
       status: "error",
       field: "outcome",
     });
+  });
+});
+
+describe("timezone", () => {
+  const zoneOf = async (userId: string) => (await getTimezone(getDb(), userId)).zone;
+
+  it("Settings saves a known zone, refuses anything else with a sentence, and the tools then use it", async () => {
+    const alice = await createUser();
+    request.user = alice;
+    const refused = await saveTimezoneAction(IDLE, form({ timezone: "Mars/Olympus" }));
+    expect(refused).toMatchObject({
+      status: "error",
+      error: expect.stringContaining("Pick a timezone from the list"),
+    });
+    expect(await zoneOf(alice.id)).toBe("UTC");
+
+    const saved = await saveTimezoneAction(IDLE, form({ timezone: "Pacific/Auckland" }));
+    expect(saved).toMatchObject({ status: "ok", message: expect.stringContaining("Pacific/Auckland") });
+    expect(await zoneOf(alice.id)).toBe("Pacific/Auckland");
+
+    const key = await createApiKey(getDb(), alice.id, "tz");
+    const caller = await loadCaller(getDb(), key.key, { resource: "http://localhost:3999/api/mcp", cost: 0 });
+    expect(caller?.timezone).toBe("Pacific/Auckland");
+  });
+
+  it("the browser's zone is taken at the first visit only, never over one the person chose", async () => {
+    const bob = await createUser();
+    request.user = bob;
+    await adoptBrowserTimezoneAction(IDLE, form({ timezone: "America/Los_Angeles" }));
+    expect(await zoneOf(bob.id)).toBe("America/Los_Angeles");
+    await adoptBrowserTimezoneAction(IDLE, form({ timezone: "Europe/Paris" }));
+    expect(await zoneOf(bob.id)).toBe("America/Los_Angeles");
+
+    const carol = await createUser();
+    request.user = carol;
+    await saveTimezoneAction(IDLE, form({ timezone: "UTC" }));
+    await adoptBrowserTimezoneAction(IDLE, form({ timezone: "Asia/Tokyo" }));
+    expect(await zoneOf(carol.id)).toBe("UTC");
   });
 });

@@ -79,6 +79,28 @@ describe("resolvePeriod", () => {
     expect(resolvePeriod("last_year", "UTC", newYear)).toEqual({ start: "2023-01-01", end: "2023-12-31" });
   });
 
+  it("first and last day of a month, hour by hour, in Auckland, Los Angeles and UTC (computed from fixed offsets)", () => {
+    // November 2026: Auckland is on daylight time (UTC+13), Los Angeles on standard time (UTC−8).
+    const offsets = { "Pacific/Auckland": 13, "America/Los_Angeles": -8, UTC: 0 } as const;
+    const iso = (d: Date) => d.toISOString().slice(0, 10);
+    for (let hour = 0; hour < 72; hour++) {
+      const now = new Date(Date.UTC(2026, 10, 29, hour));
+      for (const [zone, offset] of Object.entries(offsets)) {
+        const local = new Date(now.getTime() + offset * 3_600_000);
+        const [y, m] = [local.getUTCFullYear(), local.getUTCMonth()];
+        const label = `${zone} at ${now.toISOString()}`;
+        expect(resolvePeriod("this_month", zone, now), label).toEqual({
+          start: iso(new Date(Date.UTC(y, m, 1))),
+          end: iso(local),
+        });
+        expect(resolvePeriod("last_month", zone, now), label).toEqual({
+          start: iso(new Date(Date.UTC(y, m - 1, 1))),
+          end: iso(new Date(Date.UTC(y, m, 0))),
+        });
+      }
+    }
+  });
+
   it("handles leap years and short months", () => {
     expect(resolvePeriod("last_month", "UTC", at("2024-03-10T00:00:00Z"))).toEqual({
       start: "2024-02-01",

@@ -2,17 +2,19 @@ import type { Metadata } from "next";
 import { getDb } from "@/db";
 import { requirePageUser } from "@/lib/auth";
 import { listConnectedApps } from "@/lib/oauth/tokens";
+import { formatDateTime, timezoneOf } from "../format";
 import { AppButtons } from "./app-buttons";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Connected apps · Ledgerlink" };
 
-const dateTime = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
-
 // GET /dashboard/apps – apps the user approved through OAuth, with Revoke
 export default async function ConnectedAppsPage() {
   const user = await requirePageUser();
-  const apps = await listConnectedApps(await getDb(), user.id);
+  const [apps, { zone }] = await Promise.all([
+    listConnectedApps(await getDb(), user.id),
+    timezoneOf(user.id),
+  ]);
   return (
     <section>
       <h1 className="text-2xl font-semibold">Connected apps</h1>
@@ -40,11 +42,11 @@ export default async function ConnectedAppsPage() {
                     Redirects to {host} · scope {app.scope}
                   </p>
                   <p className="text-sm text-slate-600">
-                    Approved {dateTime.format(app.approvedAt)} UTC · Last used{" "}
-                    {app.lastUsedAt ? `${dateTime.format(app.lastUsedAt)} UTC` : "never"}
+                    Approved {formatDateTime(app.approvedAt, zone)} · Last used{" "}
+                    {formatDateTime(app.lastUsedAt, zone) ?? "never"}
                   </p>
                   <p className="text-sm text-slate-600">
-                    Access ends {dateTime.format(app.expiresAt)} UTC unless you keep it
+                    Access ends {formatDateTime(app.expiresAt, zone)} unless you keep it
                   </p>
                 </div>
                 <AppButtons grantId={app.grantId} appName={name} />

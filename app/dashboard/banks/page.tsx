@@ -8,7 +8,7 @@ import { bankAccounts } from "@/db/schema";
 import { requirePageUser } from "@/lib/auth";
 import { canForceSandboxReauth, listConnections, listSandboxInstitutions } from "@/lib/banking/connections";
 import { isPlaidConfigured } from "@/lib/banking/plaid/client";
-import { formatDateTime } from "../format";
+import { formatDateTime, timezoneOf } from "../format";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Banks · Ledgerlink" };
@@ -22,7 +22,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
   const user = await requirePageUser();
   const db = await getDb();
   const { reconnect } = await searchParams;
-  const [connections, accounts] = await Promise.all([
+  const [connections, accounts, { zone }] = await Promise.all([
     listConnections(db, user.id),
     db
       .select({
@@ -38,13 +38,14 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
       .from(bankAccounts)
       .where(eq(bankAccounts.userId, user.id))
       .orderBy(bankAccounts.name),
+    timezoneOf(user.id),
   ]);
   const rows: BankConnectionRowData[] = connections.map((c) => ({
     id: c.id,
     provider: c.provider,
     institutionName: c.institutionName,
     status: c.status,
-    lastSyncedAt: formatDateTime(c.lastSyncedAt),
+    lastSyncedAt: formatDateTime(c.lastSyncedAt, zone),
     lastErrorMessage: c.lastErrorMessage,
     warnings: c.warnings ?? [],
     accounts: accounts

@@ -4,14 +4,14 @@ import { Card } from "@/components/ui/card";
 import { getDb } from "@/db";
 import { listApiKeys } from "@/lib/api-keys";
 import { requirePageUser } from "@/lib/auth";
-import { formatDateTime } from "../format";
+import { formatDateTime, timezoneOf } from "../format";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "API keys · Ledgerlink" };
 
 export default async function KeysPage() {
   const user = await requirePageUser();
-  const keys = await listApiKeys(await getDb(), user.id);
+  const [keys, { zone }] = await Promise.all([listApiKeys(await getDb(), user.id), timezoneOf(user.id)]);
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold tracking-tight">API keys</h1>
@@ -30,8 +30,8 @@ export default async function KeysPage() {
             id: k.id,
             name: k.name,
             preview: k.preview,
-            createdAt: formatDateTime(k.createdAt) ?? "",
-            lastUsedAt: formatDateTime(k.lastUsedAt),
+            createdAt: formatDateTime(k.createdAt, zone) ?? "",
+            lastUsedAt: formatDateTime(k.lastUsedAt, zone),
           }))}
         />
       </Card>

@@ -15,7 +15,7 @@ export const getConnectionStatusTool = defineTool({
   name: "get_connection_status",
   title: "Connection status",
   description:
-    "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status (healthy, reauth_required, error, disconnected), last successful sync, last error, warnings (data the bank does not provide, such as investments) and accounts, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
+    "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status (healthy, reauth_required, error, disconnected), last successful sync, last error, warnings (data the bank does not provide, such as investments) and accounts, the timezone periods are read in, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
   input: z.strictObject({}),
   data: z.object({
     subscription: z.object({
@@ -47,6 +47,10 @@ export const getConnectionStatusTool = defineTool({
       }),
     ),
     add_bank_url: z.string(),
+    timezone: z
+      .string()
+      .describe("The user's IANA timezone: periods such as this_month begin and end at midnight in it."),
+    settings_url: z.string().describe("Where the user changes the timezone."),
   }),
   async run(_args, ctx) {
     const { access } = ctx;
@@ -86,6 +90,8 @@ export const getConnectionStatusTool = defineTool({
             .map((a) => ({ id: a.id, name: a.name, type: a.type, mask: a.mask })),
         })),
         add_bank_url: access.links.banks,
+        timezone: ctx.timezone,
+        settings_url: access.links.settings,
       },
     };
   },
