@@ -2,7 +2,11 @@ import type { SubscriptionState } from "@/lib/access";
 import { Badge, type BadgeTone } from "./ui/badge";
 
 const WORDS: Record<SubscriptionState, { label: string; tone: BadgeTone; text: string }> = {
-  active: { label: "Active", tone: "green", text: "Your tools answer with data from your banks." },
+  active: {
+    label: "Active",
+    tone: "green",
+    text: "Your assistant can read the banks you link (Banks page). Without a bank, tools say there is no data yet.",
+  },
   none: {
     label: "Not started",
     tone: "slate",

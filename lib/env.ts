@@ -56,6 +56,8 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_ID: optionalString,
+  /** The price as people read it on the landing and billing pages (Stripe's price is the one charged). */
+  PRICE_LABEL: z.string().trim().min(1).default("$9 per month"),
   /** For tests: talk to a local fake of Stripe's API instead of api.stripe.com. */
   STRIPE_API_BASE: optionalString,
   PLAID_CLIENT_ID: optionalString,

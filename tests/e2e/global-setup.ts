@@ -57,6 +57,7 @@ const SOURCES = [
   "package-lock.json",
   "instrumentation.ts",
   "proxy.ts",
+  "public",
   "postcss.config.mjs",
 ];
 

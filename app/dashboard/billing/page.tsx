@@ -7,6 +7,7 @@ import { getAccess } from "@/lib/access";
 import { requirePageUser } from "@/lib/auth";
 import { resolveBillingMode } from "@/lib/billing/mode";
 import { getEnv } from "@/lib/env";
+import { INCLUDED, priceLabel } from "@/lib/plan";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Billing · Ledgerlink" };
@@ -44,8 +45,13 @@ export default async function BillingPage({
           {notice.text}
         </p>
       ) : null}
-      <Card title="Subscription">
+      <Card title="Subscription" description={`Ledgerlink · ${priceLabel()}`}>
         <SubscriptionSummary state={access.subscription} />
+        <ul className="mt-4 list-disc space-y-1 pl-5 text-sm text-slate-700" aria-label="Included">
+          {INCLUDED.map((item) => (
+            <li key={item}>{item}</li>
+          ))}
+        </ul>
         <div className="mt-4 flex flex-wrap gap-3">
           {access.subscription !== "active" ? <BillingButton kind="subscribe" /> : null}
           {subscribed ? <BillingButton kind="manage" /> : null}
