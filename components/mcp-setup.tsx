@@ -40,11 +40,33 @@ export function McpSetup({ mcpUrl }: { mcpUrl: string }) {
     null,
     2,
   );
+  // One-click installs: the URL alone, so the editor signs in through OAuth (no key to paste).
+  const cursorLink = `cursor://anysphere.cursor-deeplink/mcp/install?name=ledgerlink&config=${encodeURIComponent(
+    Buffer.from(JSON.stringify({ url: mcpUrl })).toString("base64"),
+  )}`;
+  const vscodeLink = `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name: "ledgerlink", type: "http", url: mcpUrl }))}`;
   return (
     <div className="space-y-5">
       <div>
         <p className="text-sm font-medium text-slate-800">Your MCP URL</p>
         <CodeBlock code={mcpUrl} label="MCP URL" copyLabel="Copy MCP URL" />
+        <p className="mt-2 text-xs text-slate-600">
+          Claude and ChatGPT: add a custom connector with this URL; they sign in with OAuth, no key needed.
+        </p>
+      </div>
+      <div className="flex flex-wrap gap-3">
+        <a
+          href={cursorLink}
+          className="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-50"
+        >
+          Add to Cursor
+        </a>
+        <a
+          href={vscodeLink}
+          className="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-50"
+        >
+          Add to VS Code
+        </a>
       </div>
       <div>
         <h3 className="text-sm font-medium text-slate-800">Claude Code</h3>

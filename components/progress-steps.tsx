@@ -8,7 +8,7 @@ export function ProgressSteps({ steps, current }: { steps: string[]; current: nu
           <li
             key={label}
             aria-current={state === "current" ? "step" : undefined}
-            className={`flex items-center gap-1.5 ${state === "todo" ? "text-slate-400" : "text-slate-900"}`}
+            className={`flex items-center gap-1.5 ${state === "todo" ? "text-slate-600" : "text-slate-900"}`}
           >
             <span
               aria-hidden="true"

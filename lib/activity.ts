@@ -105,3 +105,13 @@ export async function listRecentToolCalls(
         : (r.clientName ?? r.clientId ?? null),
   }));
 }
+
+/** True once any of the user's tool calls answered with data: the end of set-up. */
+export async function hasAnsweredCall(db: Database, userId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: toolCalls.id })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.userId, userId), eq(toolCalls.status, "ok")))
+    .limit(1);
+  return Boolean(row);
+}

@@ -72,9 +72,11 @@ describe.skipIf(Boolean(server.skipReason))(
     it("signs in through the logged magic link; the header shows who", async () => {
       await signIn(page, email);
       await expect.poll(() => page.getByTestId("signed-in-as").textContent()).toBe(email);
-      await expect
-        .poll(() => page.getByTestId("subscription-state").first().getAttribute("data-state"))
-        .toBe("none");
+      // A newcomer's overview is a checklist whose one call to action is the first step.
+      const current = page.getByTestId("setup-checklist").locator('[aria-current="step"]');
+      await expect.poll(() => current.textContent()).toContain("Subscribe");
+      expect(await page.getByTestId("setup-checklist").locator('[data-state="todo"]').count()).toBe(3);
+      expect(await page.getByText("Connect your AI client").count()).toBe(0);
       shots.push(await screenshot(page, "01-overview"));
     });
 
@@ -114,9 +116,36 @@ describe.skipIf(Boolean(server.skipReason))(
         .toBe("active");
       shots.push(await screenshot(page, "04-billing-active"));
 
+      // Key made, subscribed: the checklist moves on to linking a bank.
+      await page.getByRole("link", { name: "Overview" }).first().click();
+      await page.waitForURL(/\/dashboard$/);
+      const checklist = page.getByTestId("setup-checklist");
+      await expect
+        .poll(() => checklist.locator('[aria-current="step"]').textContent())
+        .toContain("Link a bank");
+      expect(await checklist.locator('[data-state="done"]').count()).toBe(2);
+
       const answer = await callTool(firstKey);
       expect(answer.status).toBe(200);
       expect(answer.body?.result?.structuredContent?.status).toBe("ok");
+      // The first answer with data ends set-up: the overview shows health and recent activity.
+      await page.reload();
+      await page.getByTestId("recent-activity").waitFor();
+      expect(await page.getByTestId("setup-checklist").count()).toBe(0);
+      // One-click installs carry the MCP URL alone: the editor signs in with OAuth.
+      await page.getByText("Connect another AI client").click();
+      const cursor = new URL(
+        (await page.getByRole("link", { name: "Add to Cursor" }).getAttribute("href")) ?? "",
+      );
+      expect(JSON.parse(Buffer.from(cursor.searchParams.get("config") ?? "", "base64").toString())).toEqual({
+        url: `${server.baseUrl}/api/mcp`,
+      });
+      const vscode = (await page.getByRole("link", { name: "Add to VS Code" }).getAttribute("href")) ?? "";
+      expect(JSON.parse(decodeURIComponent(vscode.replace(/^vscode:mcp\/install\?/, "")))).toEqual({
+        name: "ledgerlink",
+        type: "http",
+        url: `${server.baseUrl}/api/mcp`,
+      });
     });
 
     it("rotates: the old key answers 401 at once, the new one works", async () => {
