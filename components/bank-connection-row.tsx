@@ -55,6 +55,8 @@ export function BankConnectionRow({
   const syncMessageStale = syncSeen.state === syncState && syncSeen.status !== connection.status;
   const status = STATUS[connection.status];
   const needsReauth = connection.status === "reauth_required";
+  // The Reconnect highlight is for a bank that needs attention; a healthy one does not stand out.
+  const standOut = highlighted && connection.status !== "healthy";
 
   return (
     <li
@@ -62,7 +64,7 @@ export function BankConnectionRow({
       id={`connection-${connection.id}`}
       data-testid="bank-connection"
       data-status={connection.status}
-      className={`rounded-lg border bg-white p-4 ${highlighted ? "border-amber-400 ring-2 ring-amber-300" : "border-slate-200"}`}
+      className={`rounded-lg border bg-white p-4 ${standOut ? "border-amber-400 ring-2 ring-amber-300" : "border-slate-200"}`}
     >
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div>

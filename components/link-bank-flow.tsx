@@ -3,6 +3,7 @@
 import { useActionState, useState } from "react";
 import { linkSandboxBankAction } from "@/app/dashboard/banks/actions";
 import { IDLE } from "@/lib/action-state";
+import { count } from "@/lib/words";
 import { ProgressSteps } from "./progress-steps";
 import { SandboxSignInFields } from "./sandbox-sign-in-fields";
 import { SyncProgress } from "./sync-progress";
@@ -121,7 +122,7 @@ export function LinkBankFlow({
           <div role="status" className="space-y-3" data-testid="link-done">
             <p className="text-sm font-medium text-emerald-800">
               {state.data.institutionName} is linked: {state.data.accounts} accounts and{" "}
-              {state.data.transactions} transactions synced in {state.data.seconds}s.
+              {count(state.data.transactions)} transactions synced in {state.data.seconds}s.
             </p>
             <Button variant="secondary" onClick={onDone}>
               Done

@@ -189,6 +189,10 @@ describe.skipIf(Boolean(server.skipReason))(
       const row = page.getByTestId("bank-connection").first();
       await expect.poll(() => row.getAttribute("data-status")).toBe("healthy");
       await expect.poll(() => row.getByTestId("bank-account").count()).toBeGreaterThan(0);
+      // Account kinds in people's words, not the provider's ("depository").
+      const accountTexts = (await row.getByTestId("bank-account").allTextContents()).join(" | ");
+      expect(accountTexts).toMatch(/Checking|Savings|Credit card/);
+      expect(accountTexts).not.toMatch(/depository/);
       connectionId = ((await row.getAttribute("id")) ?? "").replace(/^connection-/, "");
       expect(connectionId).not.toBe("");
       shots.push(await screenshot(page, "08-bank-linked"));

@@ -8,6 +8,7 @@ import { bankAccounts } from "@/db/schema";
 import { requirePageUser } from "@/lib/auth";
 import { canForceSandboxReauth, listConnections, listSandboxInstitutions } from "@/lib/banking/connections";
 import { isPlaidConfigured } from "@/lib/banking/plaid/client";
+import { accountKind, syncFailure } from "@/lib/words";
 import { formatDateTime, timezoneOf } from "../format";
 
 export const dynamic = "force-dynamic";
@@ -31,6 +32,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         name: bankAccounts.name,
         mask: bankAccounts.mask,
         type: bankAccounts.type,
+        subtype: bankAccounts.subtype,
         currency: bankAccounts.currency,
         currentBalanceMinor: bankAccounts.currentBalanceMinor,
         isClosed: bankAccounts.isClosed,
@@ -46,7 +48,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
     institutionName: c.institutionName,
     status: c.status,
     lastSyncedAt: formatDateTime(c.lastSyncedAt, zone),
-    lastErrorMessage: c.lastErrorMessage,
+    lastErrorMessage: c.status === "error" ? syncFailure(c.lastErrorCode) : null,
     warnings: c.warnings ?? [],
     accounts: accounts
       .filter((a) => a.connectionId === c.id && !a.isClosed)
@@ -54,7 +56,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         id: a.id,
         name: a.name,
         mask: a.mask,
-        type: a.type,
+        type: accountKind(a.type, a.subtype),
         // Credit and loan balances are stored as positive amounts owed: say so.
         balance:
           a.type === "credit" || a.type === "loan"
