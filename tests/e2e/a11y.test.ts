@@ -73,6 +73,27 @@ describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
     await page.getByTestId("new-key-value").waitFor();
     storage = await context.storageState();
     await context.close();
+    // The consent screen, for a client registered as any MCP client would.
+    const registered = await fetch(`${server.baseUrl}/api/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "Accessibility check",
+        redirect_uris: ["http://127.0.0.1:49152/callback"],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    PAGES.push(
+      `/oauth/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: "http://127.0.0.1:49152/callback",
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method: "S256",
+        state: "a11y",
+      })}`,
+    );
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -25,7 +25,12 @@ function toSearchParams(raw: SearchParams): URLSearchParams {
 
 function ErrorScreen({ message }: { message: string }) {
   return (
-    <main className="mx-auto max-w-lg px-6 py-16">
+    <main className="mx-auto max-w-lg px-6 py-12 sm:py-16">
+      <p className="mb-6 flex items-center gap-2 font-semibold text-slate-900">
+        {/* biome-ignore lint/performance/noImgElement: a 24 px static icon; no image optimisation to gain */}
+        <img src="/icon.svg" alt="" width={24} height={24} className="size-6" />
+        Ledgerlink
+      </p>
       <h1 className="text-2xl font-semibold">This app cannot connect</h1>
       <p id="oauth-error" className="mt-4 text-slate-700">
         {message}
@@ -68,7 +73,12 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
   const scopes = parseScope(request.scope).filter(isSupportedScope);
 
   return (
-    <main className="mx-auto max-w-lg px-6 py-16">
+    <main className="mx-auto max-w-lg px-6 py-12 sm:py-16">
+      <p className="mb-6 flex items-center gap-2 font-semibold text-slate-900">
+        {/* biome-ignore lint/performance/noImgElement: a 24 px static icon; no image optimisation to gain */}
+        <img src="/icon.svg" alt="" width={24} height={24} className="size-6" />
+        Ledgerlink
+      </p>
       <h1 className="text-2xl font-semibold">
         Connect <span id="client-name">{appName}</span> to your Ledgerlink account?
       </h1>
@@ -83,6 +93,13 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
             </li>
           ))}
         </ul>
+        <h2 className="mt-4 font-medium">It will never be able to:</h2>
+        <p className="mt-2 text-slate-700">
+          Move money, pay anything or change anything at your bank: Ledgerlink only reads.
+        </p>
+        <p className="mt-4 text-sm text-slate-600">
+          Its access lasts a year unless you keep it, and you can revoke it at any time under Connected apps.
+        </p>
       </section>
 
       <section className="mt-4 text-sm text-slate-700">
