@@ -11,9 +11,16 @@ const STEPS = [
 ];
 
 // GET / – what Ledgerlink is, what it costs, how to start, and what it can never do
-export default function LandingPage() {
+export default async function LandingPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
+  const { deleted } = await searchParams;
   return (
     <main className="mx-auto max-w-3xl px-6 py-12 sm:py-16">
+      {deleted === "1" ? (
+        <p role="status" className="mb-6 rounded-md bg-emerald-50 p-3 text-sm text-emerald-900">
+          Your account and all its data were deleted. Your banks are disconnected and your subscription is
+          canceled.
+        </p>
+      ) : null}
       <header className="flex items-center justify-between">
         <span className="text-lg font-semibold tracking-tight">Ledgerlink</span>
         <Link

@@ -231,6 +231,23 @@ export async function forceReauth(
 }
 
 /**
+ * Tells the provider to forget the item (Plaid /item/remove). An item the provider no longer
+ * knows is fine; a passing failure (rate limit, outage) is tried three times in all.
+ */
+export async function releaseAtProvider(db: Database, connection: BankConnection, now: Date): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await getProvider(connection.provider, db).removeItem(accessTokenOf(connection), { now });
+      return;
+    } catch (error) {
+      if (error instanceof ProviderError && error.code === "invalid_token") return;
+      if (!(error instanceof ProviderError && error.retryable) || attempt >= 3) rethrowAsAppError(error);
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
+/**
  * Removes the connection: tells the provider (Plaid /item/remove; an already-invalid token is
  * fine) and deletes the connection with all of that bank's data (accounts, transactions,
  * holdings … cascade).
@@ -242,12 +259,7 @@ export async function removeConnection(
   options: { now?: Date } = {},
 ) {
   const connection = await requireConnection(db, userId, connectionId);
-  const now = options.now ?? new Date();
-  try {
-    await getProvider(connection.provider, db).removeItem(accessTokenOf(connection), { now });
-  } catch (error) {
-    if (!(error instanceof ProviderError && error.code === "invalid_token")) rethrowAsAppError(error);
-  }
+  await releaseAtProvider(db, connection, options.now ?? new Date());
   await db
     .delete(bankConnections)
     .where(and(eq(bankConnections.id, connectionId), eq(bankConnections.userId, userId)));

@@ -257,6 +257,21 @@ describe.skipIf(Boolean(server.skipReason))(
       }
     });
 
+    it("deletes the account after the email is typed: signed out, told so, nothing left to sign in to", async () => {
+      await page.goto(`${server.baseUrl}/dashboard/settings`);
+      const confirm = page.getByLabel(/to confirm/);
+      await confirm.fill("not-my-email@example.test");
+      await page.getByRole("button", { name: "Delete my account" }).click();
+      await page.getByRole("alert").filter({ hasText: "Type your email address exactly" }).waitFor();
+      await confirm.fill(email);
+      await page.getByRole("button", { name: "Delete my account" }).click();
+      await page.waitForURL("**/?deleted=1");
+      await page.getByRole("status").filter({ hasText: "were deleted" }).waitFor();
+      await page.goto(`${server.baseUrl}/dashboard`);
+      await page.waitForURL("**/sign-in**");
+      shots.push(await screenshot(page, "13-deleted"));
+    });
+
     it("ran under the page's Content-Security-Policy (a nonce per request) without one refusal", async () => {
       const policy = (await fetch(`${server.baseUrl}/sign-in`, { redirect: "manual" })).headers.get(
         "content-security-policy",

@@ -1,8 +1,11 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
 import { z } from "zod";
+import { deleteAccount } from "@/lib/account";
 import { createAction } from "@/lib/action";
+import { AppError } from "@/lib/errors";
 import { adoptBrowserTimezone, isTimezone, setTimezone } from "@/lib/timezone";
 
 const zoneSchema = z.object({
@@ -24,4 +27,17 @@ export const adoptBrowserTimezoneAction = createAction(zoneSchema, async ({ time
   const taken = await adoptBrowserTimezone(db, user.id, timezone);
   if (taken) revalidatePath("/dashboard", "layout");
   return { data: undefined };
+});
+
+const deleteSchema = z.object({ confirm: z.string().trim() });
+
+/** Deletes the account after the person typed their email address (lib/account.ts). */
+export const deleteAccountAction = createAction(deleteSchema, async ({ confirm }, { db, user }) => {
+  if (!user.email || confirm.toLowerCase() !== user.email.toLowerCase()) {
+    throw new AppError("invalid_input", "Type your email address exactly as shown to confirm.", {
+      field: "confirm",
+    });
+  }
+  await deleteAccount(db, user.id);
+  redirect("/?deleted=1");
 });

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { DeleteAccountForm } from "@/components/delete-account-form";
 import { TimezoneForm } from "@/components/timezone-form";
 import { Card } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth";
@@ -26,6 +27,14 @@ export default async function SettingsPage() {
       >
         <TimezoneForm current={zone} zones={timezones()} />
       </Card>
+      {user.email ? (
+        <Card
+          title="Delete your account"
+          description="Cancels your subscription, disconnects every bank at the provider, revokes every key and app, and deletes all your data here. This cannot be undone."
+        >
+          <DeleteAccountForm email={user.email} />
+        </Card>
+      ) : null}
     </div>
   );
 }
