@@ -8,7 +8,7 @@ import { NewKeyNotice } from "./new-key-notice";
 import { FormMessage } from "./ui/form-message";
 import { SubmitButton } from "./ui/submit-button";
 
-export function CreateKeyForm() {
+export function CreateKeyForm({ mcpUrl }: { mcpUrl: string }) {
   const [state, action] = useActionState(createApiKeyAction, IDLE);
   const shown: ShownKey | null = state.status === "ok" ? state.data : null;
   return (
@@ -37,7 +37,7 @@ export function CreateKeyForm() {
         </SubmitButton>
       </form>
       <FormMessage state={state} />
-      {shown ? <NewKeyNotice name={shown.name} apiKey={shown.key} /> : null}
+      {shown ? <NewKeyNotice name={shown.name} apiKey={shown.key} mcpUrl={mcpUrl} /> : null}
     </div>
   );
 }

@@ -90,6 +90,10 @@ describe.skipIf(Boolean(server.skipReason))(
       firstKey = (await value.textContent()) ?? "";
       expect(firstKey).toMatch(/^llk_[0-9A-Za-z]{49}$/);
       await expect.poll(() => page.getByText("you will not see this again").count()).toBeGreaterThan(0);
+      // The Claude Code command, ready with this key (shown once, like the key).
+      expect(await page.getByTestId("new-key").textContent()).toContain(
+        `claude mcp add --transport http ledgerlink ${server.baseUrl}/api/mcp --header "Authorization: Bearer ${firstKey}"`,
+      );
       shots.push(await screenshot(page, "02-key-created"));
 
       const answer = await callTool(firstKey);

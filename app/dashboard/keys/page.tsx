@@ -4,6 +4,7 @@ import { Card } from "@/components/ui/card";
 import { getDb } from "@/db";
 import { listApiKeys } from "@/lib/api-keys";
 import { requirePageUser } from "@/lib/auth";
+import { getEnv } from "@/lib/env";
 import { formatDateTime, timezoneOf } from "../format";
 
 export const dynamic = "force-dynamic";
@@ -19,7 +20,7 @@ export default async function KeysPage() {
         title="Create a key"
         description="Clients send it as Authorization: Bearer <key>. We store only a hash: the key is shown once."
       >
-        <CreateKeyForm />
+        <CreateKeyForm mcpUrl={`${getEnv().APP_URL}/api/mcp`} />
       </Card>
       <Card
         title="Your keys"
