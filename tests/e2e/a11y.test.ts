@@ -124,18 +124,7 @@ describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
       const context = await browser.newContext({ storageState: storage, viewport: size });
       const page = await context.newPage();
       try {
-        for (const path of PAGES) {
-          await page.goto(`${server.baseUrl}${path}`);
-          await page.waitForLoadState("networkidle");
-          for (const v of await axe(page))
-            found.push(`${path}: ${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
-          if (size.name === "phone") {
-            const overflow = await page.evaluate(
-              () => document.documentElement.scrollWidth - window.innerWidth,
-            );
-            if (overflow > 0) found.push(`${path}: scrolls sideways by ${overflow} px`);
-          }
-        }
+        for (const path of PAGES) await visit(page, path);
       } finally {
         await context.close();
       }

@@ -23,14 +23,21 @@ function toSearchParams(raw: SearchParams): URLSearchParams {
   return params;
 }
 
+/** Whose screen this is: Ledgerlink's name and icon, above the consent and its errors. */
+function Brand() {
+  return (
+    <p className="mb-6 flex items-center gap-2 font-semibold text-slate-900">
+      {/* biome-ignore lint/performance/noImgElement: a 24 px static icon; no image optimisation to gain */}
+      <img src="/icon.svg" alt="" width={24} height={24} className="size-6" />
+      Ledgerlink
+    </p>
+  );
+}
+
 function ErrorScreen({ message }: { message: string }) {
   return (
     <main className="mx-auto max-w-lg px-6 py-12 sm:py-16">
-      <p className="mb-6 flex items-center gap-2 font-semibold text-slate-900">
-        {/* biome-ignore lint/performance/noImgElement: a 24 px static icon; no image optimisation to gain */}
-        <img src="/icon.svg" alt="" width={24} height={24} className="size-6" />
-        Ledgerlink
-      </p>
+      <Brand />
       <h1 className="text-2xl font-semibold">This app cannot connect</h1>
       <p id="oauth-error" className="mt-4 text-slate-700">
         {message}
@@ -74,11 +81,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
 
   return (
     <main className="mx-auto max-w-lg px-6 py-12 sm:py-16">
-      <p className="mb-6 flex items-center gap-2 font-semibold text-slate-900">
-        {/* biome-ignore lint/performance/noImgElement: a 24 px static icon; no image optimisation to gain */}
-        <img src="/icon.svg" alt="" width={24} height={24} className="size-6" />
-        Ledgerlink
-      </p>
+      <Brand />
       <h1 className="text-2xl font-semibold">
         Connect <span id="client-name">{appName}</span> to your Ledgerlink account?
       </h1>
