@@ -21,34 +21,39 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
+/** The one-minute window `now` falls in, and the whole seconds until it ends (at least 1). */
+export function rateLimitWindow(now: Date): { windowStart: Date; retryAfterSeconds: number } {
+  const windowStart = new Date(Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS);
+  const retryAfterSeconds = Math.max(
+    1,
+    Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000),
+  );
+  return { windowStart, retryAfterSeconds };
+}
+
 /**
- * Counts `cost` requests (one, or each message of a JSON-RPC batch) for `key` (e.g.
- * `api_key:<id>`) in the current one-minute window and says whether they are within
- * `limitPerMinute`.
+ * Counts one request for `key` (e.g. `oauth_token:<address>`) in the current one-minute window
+ * and says whether it is within `limitPerMinute`. (The MCP endpoint counts in its caller
+ * statement instead, lib/mcp/caller.ts.)
  */
 export async function consumeRateLimit(
   db: Database,
   key: string,
   limitPerMinute: number,
   now: Date = new Date(),
-  cost = 1,
 ): Promise<RateLimitDecision> {
-  const windowStart = new Date(Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS);
+  const { windowStart, retryAfterSeconds } = rateLimitWindow(now);
   const [row] = await db
     .insert(rateLimits)
-    .values({ key, windowStart, count: cost })
+    .values({ key, windowStart, count: 1 })
     .onConflictDoUpdate({
       target: [rateLimits.key, rateLimits.windowStart],
-      set: { count: sql`${rateLimits.count} + ${cost}` },
+      set: { count: sql`${rateLimits.count} + 1` },
     })
     .returning({ count: rateLimits.count });
   const count = row?.count ?? 1;
-  const retryAfterSeconds = Math.max(
-    1,
-    Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000),
-  );
   // Old windows are useless; a rare, cheap sweep keeps the table small without a cron job.
-  if (count === cost && Math.random() < 0.01) await sweepRateLimits(db, now);
+  if (count === 1 && Math.random() < 0.01) await sweepRateLimits(db, now);
   return {
     allowed: count <= limitPerMinute,
     limit: limitPerMinute,

@@ -18,9 +18,9 @@ import { hashSecret, isWellFormedApiKey, KEY_PREFIX } from "@/lib/api-keys";
 import { executeRows } from "@/lib/finance/sql";
 import { parseScope } from "@/lib/oauth/scopes";
 import { looksLike, SECRET_PREFIX } from "@/lib/oauth/secrets";
+import { rateLimitWindow } from "@/lib/rate-limit";
 import type { McpCredential } from "./auth";
 
-const WINDOW_MS = 60_000;
 /** Last use is written at most this often per credential. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -52,7 +52,7 @@ export async function loadCaller(
   if (isKey ? !isWellFormedApiKey(token) : !looksLike(SECRET_PREFIX.accessToken, token)) return null;
   const now = options.now ?? new Date();
   const cost = options.cost ?? 1;
-  const windowStart = new Date(Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS);
+  const { windowStart, retryAfterSeconds } = rateLimitWindow(now);
   const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
   const hash = hashSecret(token);
 
@@ -140,7 +140,7 @@ export async function loadCaller(
     }),
     timezone: row.timezone ? String(row.timezone) : "UTC",
     count: row.count === null || row.count === undefined ? 0 : Number(row.count),
-    retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000)),
+    retryAfterSeconds,
   };
 }
 

@@ -34,8 +34,6 @@ export interface ToolAuthContext {
   credential: McpCredential;
   access: AccessState;
   timezone: string;
-  /** The clock of the request (tests pin it). Default: a fresh `new Date()` per call. */
-  now?: () => Date;
 }
 
 type Envelope = z.infer<ReturnType<typeof envelopeSchema>>;
@@ -47,7 +45,7 @@ type Converter = StandardSchemaWithJSON["~standard"]["jsonSchema"];
  * URI on every tool, and the ±2^53 bounds zod writes on every integer (any JSON number a client
  * would send is within them).
  */
-export function compactJsonSchema(node: unknown, root = true): unknown {
+function compactJsonSchema(node: unknown, root = true): unknown {
   if (Array.isArray(node)) return node.map((item) => compactJsonSchema(item, false));
   if (node === null || typeof node !== "object") return node;
   const out: Record<string, unknown> = {};
@@ -279,7 +277,7 @@ async function runTool(
       db,
       userId: credential.userId,
       timezone: auth.timezone,
-      now: auth.now?.() ?? new Date(),
+      now: new Date(),
       access,
     };
     const out = await tool.run(parsed.data, ctx);

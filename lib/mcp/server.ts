@@ -188,7 +188,7 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
   );
 
   /** Steps 3 to 6 for a request that carries a well-formed bearer token. */
-  async function answer(req: Request, token: string): Promise<Response> {
+  async function answer(req: Request, token: string, db: Database): Promise<Response> {
     // The body first (no database work): a batch counts each of its messages in the same
     // statement that identifies the caller.
     const read = await readRequestBody(req, MAX_BODY_BYTES).catch(() => undefined);
@@ -213,10 +213,8 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     const batchError = Array.isArray(message) ? batchRejection(req, message.length) : undefined;
     const cost = Array.isArray(message) && !batchError ? message.length : 1;
 
-    let db: Database;
     let caller: Caller | null;
     try {
-      db = await openDb();
       caller = await loadCaller(db, token, { resource: mcpResourceUrl(), cost });
     } catch (error) {
       // Log the failure's kind only: driver errors can quote the failing query's parameters.
@@ -258,7 +256,8 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     const db = await openDb().catch(() => null);
     if (!db) return authUnavailableResponse();
     // Embedded PGlite has no pool to protect (one connection, statements queue in order).
-    const release = isPooled(db) ? await credentialSlots().acquire(authorization) : () => {};
+    if (!isPooled(db)) return answer(req, token, db);
+    const release = await credentialSlots().acquire(authorization);
     if (!release) {
       return jsonRpcError(
         503,
@@ -275,7 +274,7 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     }
     req.signal.addEventListener("abort", release, { once: true });
     try {
-      return releasedAtEnd(await answer(req, token), release);
+      return releasedAtEnd(await answer(req, token, db), release);
     } catch (error) {
       release();
       throw error;

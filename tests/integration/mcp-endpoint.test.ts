@@ -15,6 +15,7 @@ import { AppError } from "@/lib/errors";
 import { defineTool, type ToolDefinition } from "@/lib/mcp/define-tool";
 import { createMcpEndpoint, methodNotAllowed } from "@/lib/mcp/server";
 import { useTestDatabase, whileDatabaseDown } from "../helpers/db";
+import { withEnv } from "../helpers/env";
 import {
   createUserInState,
   DEMO_STATES,
@@ -370,10 +371,7 @@ describe("other refusals", () => {
   it("429 with Retry-After once a credential passes RATE_LIMIT_PER_MINUTE, other keys unaffected", async () => {
     const db = getDb();
     const key = await createApiKey(db, user("active").userId, "rate limited");
-    const previous = process.env.RATE_LIMIT_PER_MINUTE;
-    process.env.RATE_LIMIT_PER_MINUTE = "3";
-    resetEnvCache();
-    try {
+    await withEnv({ RATE_LIMIT_PER_MINUTE: "3" }, async () => {
       const statuses: number[] = [];
       let retryAfter: string | null = null;
       for (let i = 0; i < 5; i++) {
@@ -388,19 +386,12 @@ describe("other refusals", () => {
       expect(Number(retryAfter)).toBeLessThanOrEqual(60);
       const other = await rpc(mcpUrl, initializeRequest("2025-06-18"), { apiKey: user("none").apiKey });
       expect(other.status).toBe(200);
-    } finally {
-      if (previous === undefined) delete process.env.RATE_LIMIT_PER_MINUTE;
-      else process.env.RATE_LIMIT_PER_MINUTE = previous;
-      resetEnvCache();
-    }
+    });
   });
   it("a burst of parallel requests with one key never passes the limit (the count is one atomic upsert)", async () => {
     const db = getDb();
     const key = await createApiKey(db, user("active").userId, "burst");
-    const previous = process.env.RATE_LIMIT_PER_MINUTE;
-    process.env.RATE_LIMIT_PER_MINUTE = "6";
-    resetEnvCache();
-    try {
+    await withEnv({ RATE_LIMIT_PER_MINUTE: "6" }, async () => {
       // Sent together, in one minute window (skipped to the next one when too close to its end).
       if (Date.now() % 60_000 > 55_000)
         await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 50));
@@ -417,11 +408,7 @@ describe("other refusals", () => {
         .from(rateLimits)
         .where(eq(rateLimits.key, `api_key:${key.id}`));
       expect(row?.count).toBe(16);
-    } finally {
-      if (previous === undefined) delete process.env.RATE_LIMIT_PER_MINUTE;
-      else process.env.RATE_LIMIT_PER_MINUTE = previous;
-      resetEnvCache();
-    }
+    });
   });
 });
 

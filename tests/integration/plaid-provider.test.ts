@@ -5,9 +5,9 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { PlaidProvider } from "@/lib/banking/plaid/provider";
 import { type BankProvider, ProviderError } from "@/lib/banking/provider";
-import { resetEnvCache } from "@/lib/env";
 import { plaidItemData, plaidTransactions, plaidTxn, postedCoffee } from "@/tests/fixtures/plaid-data";
 import { FAKE_CLIENT_ID, FAKE_SECRET } from "@/tests/fixtures/plaid-fake";
+import { withEnv } from "@/tests/helpers/env";
 import { usePlaidFake } from "@/tests/helpers/fixtures";
 
 const plaid = usePlaidFake({
@@ -208,20 +208,18 @@ describe("PlaidProvider against the fake Plaid API", () => {
   it("a Plaid that does not answer fails within our bound (PLAID_TIMEOUT_MS), as a retryable provider error", async () => {
     const item = plaid.fake.createItem(plaidItemData());
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
-    process.env.PLAID_TIMEOUT_MS = "300";
-    resetEnvCache();
     plaid.fake.stall("/accounts/get");
     try {
-      const started = Date.now();
-      const e = await expectProviderError(provider.getAccounts(item.accessToken, ctx));
-      expect(Date.now() - started).toBeLessThan(3_000);
-      expect(e.code).toBe("provider_error");
-      expect(e.message).toMatch(/^Plaid could not be reached/);
-      expect(log.mock.calls.join(" ")).not.toContain(item.accessToken);
+      await withEnv({ PLAID_TIMEOUT_MS: "300" }, async () => {
+        const started = Date.now();
+        const e = await expectProviderError(provider.getAccounts(item.accessToken, ctx));
+        expect(Date.now() - started).toBeLessThan(3_000);
+        expect(e.code).toBe("provider_error");
+        expect(e.message).toMatch(/^Plaid could not be reached/);
+        expect(log.mock.calls.join(" ")).not.toContain(item.accessToken);
+      });
     } finally {
       plaid.fake.unstall();
-      delete process.env.PLAID_TIMEOUT_MS;
-      resetEnvCache();
       log.mockRestore();
     }
     expect(await provider.getAccounts(item.accessToken, ctx)).not.toHaveLength(0);

@@ -6,10 +6,10 @@ import { createAction } from "@/lib/action";
 import { AppError } from "@/lib/errors";
 import { keepGrant, revokeGrant } from "@/lib/oauth/tokens";
 
-const revokeAppSchema = z.object({ grantId: z.uuid({ error: "Unknown app." }) });
+const grantSchema = z.object({ grantId: z.uuid({ error: "Unknown app." }) });
 
 /** Disconnects an app: the grant and every token in it end at once (scoped to the signed-in user). */
-export const revokeAppAction = createAction(revokeAppSchema, async ({ grantId }, { user, db }) => {
+export const revokeAppAction = createAction(grantSchema, async ({ grantId }, { user, db }) => {
   const ended = await revokeGrant(db, grantId, user.id);
   if (!ended) throw new AppError("not_found", "That app is not connected.");
   revalidatePath("/dashboard/apps");
@@ -17,7 +17,7 @@ export const revokeAppAction = createAction(revokeAppSchema, async ({ grantId },
 });
 
 /** Keeps an app connected for another year from today (a grant otherwise ends a year after approval). */
-export const keepAppAction = createAction(revokeAppSchema, async ({ grantId }, { user, db }) => {
+export const keepAppAction = createAction(grantSchema, async ({ grantId }, { user, db }) => {
   const until = await keepGrant(db, grantId, user.id);
   if (!until) throw new AppError("not_found", "That app is not connected.");
   revalidatePath("/dashboard/apps");
