@@ -1,5 +1,6 @@
 import type { RecentToolCall } from "@/lib/activity";
 import { Badge, type BadgeTone } from "./ui/badge";
+import { ScrollRegion } from "./ui/scroll-region";
 
 const TONE: Record<string, BadgeTone> = {
   ok: "green",
@@ -18,7 +19,7 @@ export function ActivityTable({ calls }: { calls: Array<RecentToolCall & { when:
     );
   }
   return (
-    <div className="overflow-x-auto">
+    <ScrollRegion label="Recent tool calls">
       <table className="min-w-full text-left text-sm">
         <caption className="sr-only">Recent tool calls, newest first</caption>
         <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
@@ -56,6 +57,6 @@ export function ActivityTable({ calls }: { calls: Array<RecentToolCall & { when:
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

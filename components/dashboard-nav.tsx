@@ -9,6 +9,7 @@ const ITEMS = [
   { href: "/dashboard/banks", label: "Banks" },
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/apps", label: "Connected apps" },
+  { href: "/dashboard/tools", label: "Try the tools" },
   { href: "/dashboard/activity", label: "Activity" },
   { href: "/dashboard/settings", label: "Settings" },
 ];

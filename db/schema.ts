@@ -510,7 +510,7 @@ export const toolCalls = pgTable(
     userId: text()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    credentialKind: text().$type<"api_key" | "oauth">().notNull(),
+    credentialKind: text().$type<"api_key" | "oauth" | "dashboard">().notNull(),
     apiKeyId: text(),
     oauthClientId: text(),
     tool: text().notNull(),

@@ -3,13 +3,13 @@
  * page. It records who called what, through which credential, how it ended and how long it
  * took. Never the credential itself, never the arguments (they can name merchants and amounts).
  */
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, ne } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKeys, oauthClients, toolCalls } from "@/db/schema";
 import { defer } from "@/lib/deferred";
 
-/** Through what a tool was called: an API key or an OAuth client. */
-export type CredentialKind = "api_key" | "oauth";
+/** Through what a tool was called: an API key, an OAuth client, or the person on /dashboard/tools. */
+export type CredentialKind = "api_key" | "oauth" | "dashboard";
 
 export type ToolCallStatus = "ok" | "setup_required" | "invalid_arguments" | "error";
 
@@ -98,20 +98,28 @@ export async function listRecentToolCalls(
     createdAt: r.createdAt,
     credentialKind: r.credentialKind,
     credentialLabel:
-      r.credentialKind === "api_key"
-        ? r.keyName
-          ? `${r.keyName} (${r.keyPreview})`
-          : null
-        : (r.clientName ?? r.clientId ?? null),
+      r.credentialKind === "dashboard"
+        ? "Dashboard (you)"
+        : r.credentialKind === "api_key"
+          ? r.keyName
+            ? `${r.keyName} (${r.keyPreview})`
+            : null
+          : (r.clientName ?? r.clientId ?? null),
   }));
 }
 
-/** True once any of the user's tool calls answered with data: the end of set-up. */
+/** True once a tool call of the user's assistant (not the dashboard's) answered with data: the end of set-up. */
 export async function hasAnsweredCall(db: Database, userId: string): Promise<boolean> {
   const [row] = await db
     .select({ id: toolCalls.id })
     .from(toolCalls)
-    .where(and(eq(toolCalls.userId, userId), eq(toolCalls.status, "ok")))
+    .where(
+      and(
+        eq(toolCalls.userId, userId),
+        eq(toolCalls.status, "ok"),
+        ne(toolCalls.credentialKind, "dashboard"),
+      ),
+    )
     .limit(1);
   return Boolean(row);
 }

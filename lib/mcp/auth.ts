@@ -32,7 +32,9 @@ export type McpCredential =
       grantId: string;
       scopes: string[];
       expiresAt: Date;
-    };
+    }
+  /** The signed-in person running a tool on /dashboard/tools (their session, no token). */
+  | { kind: "dashboard"; userId: string };
 
 // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; we accept exactly one space.
 const BEARER_PATTERN = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;

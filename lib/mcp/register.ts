@@ -239,7 +239,7 @@ function givenArguments(rawArgs: Record<string, unknown>): Record<string, unknow
  * Runs one tool for the caller in `auth`: argument validation, the access gate, the envelope,
  * error mapping and the activity row: the one pipeline every tool call goes through.
  */
-async function runTool(
+export async function runTool(
   tool: ToolDefinition,
   rawArgs: Record<string, unknown>,
   auth: ToolAuthContext,
@@ -324,8 +324,13 @@ const CALLER_KEY = "ledgerlink.caller";
  * (lib/mcp/caller.ts). The token itself is not repeated here; nothing downstream needs it.
  */
 export function authInfoFor(auth: ToolAuthContext): AuthInfo {
+  const { credential } = auth;
   const clientId =
-    auth.credential.kind === "oauth" ? auth.credential.oauthClientId : auth.credential.apiKeyId;
+    credential.kind === "oauth"
+      ? credential.oauthClientId
+      : credential.kind === "api_key"
+        ? credential.apiKeyId
+        : "dashboard";
   return { token: "", clientId, scopes: [], extra: { [CALLER_KEY]: auth } };
 }
 

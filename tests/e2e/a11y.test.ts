@@ -2,12 +2,13 @@
  * Accessibility and phone layout of every page (production build, Chromium, axe-core 4): no
  * serious or critical axe violation at 1280 × 800 and at 390 × 844, and on a phone no page
  * scrolls sideways. Pages are visited as a newcomer who has created a key (so the client set-up
- * blocks show) and as the same person after subscribing and linking a sandbox bank.
+ * blocks show) and as a person who has subscribed and linked a sandbox bank (so balances, accounts
+ * and answers with data show). On /dashboard/tools a tool is run first, so its answer is checked too.
  */
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { e2eServer, launchBrowser, signIn } from "./helpers";
+import { e2eServer, launchBrowser, linkFirstSandboxBank, signIn, subscribeLocally } from "./helpers";
 
 const server = e2eServer();
 const AXE_PATH = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -20,6 +21,7 @@ const PAGES = [
   "/dashboard/banks",
   "/dashboard/billing",
   "/dashboard/apps",
+  "/dashboard/tools?tool=list_accounts",
   "/dashboard/activity",
   "/dashboard/settings",
 ];
@@ -60,7 +62,9 @@ async function axe(page: Page): Promise<Finding[]> {
 
 describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
   let browser: Browser;
-  let storage: Awaited<ReturnType<import("playwright-core").BrowserContext["storageState"]>>;
+  type Storage = Awaited<ReturnType<import("playwright-core").BrowserContext["storageState"]>>;
+  /** The newcomer with a key, and the person with a subscription and a bank. */
+  const people: Array<{ who: string; storage: Storage }> = [];
 
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -71,8 +75,15 @@ describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
     await page.getByLabel("Key name").fill("a11y");
     await page.getByRole("button", { name: "Create key" }).click();
     await page.getByTestId("new-key-value").waitFor();
-    storage = await context.storageState();
+    people.push({ who: "newcomer", storage: await context.storageState() });
     await context.close();
+    const settled = await browser.newContext();
+    const settledPage = await settled.newPage();
+    await signIn(settledPage, `a11y-banked-${Date.now()}@example.test`);
+    await subscribeLocally(settledPage);
+    await linkFirstSandboxBank(settledPage);
+    people.push({ who: "with a bank", storage: await settled.storageState() });
+    await settled.close();
     // The consent screen, for a client registered as any MCP client would.
     const registered = await fetch(`${server.baseUrl}/api/oauth/register`, {
       method: "POST",
@@ -94,7 +105,7 @@ describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
         state: "a11y",
       })}`,
     );
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
   });
@@ -102,16 +113,20 @@ describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
   for (const size of SIZES) {
     it(`no serious or critical axe violation on any page at ${size.width} × ${size.height}${size.name === "phone" ? ", and nothing scrolls sideways" : ""}`, async () => {
       const found: string[] = [];
-      const visit = async (page: Page, path: string) => {
+      const visit = async (page: Page, path: string, who = "signed out") => {
         await page.goto(`${server.baseUrl}${path}`);
         await page.waitForLoadState("networkidle");
+        if (path.startsWith("/dashboard/tools")) {
+          await page.getByRole("button", { name: /^Run / }).click();
+          await page.getByRole("region", { name: "Answer", exact: true }).waitFor();
+        }
         for (const v of await axe(page))
-          found.push(`${path}: ${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
+          found.push(`${path} (${who}): ${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
         if (size.name === "phone") {
           const overflow = await page.evaluate(
             () => document.documentElement.scrollWidth - window.innerWidth,
           );
-          if (overflow > 0) found.push(`${path}: scrolls sideways by ${overflow} px`);
+          if (overflow > 0) found.push(`${path} (${who}): scrolls sideways by ${overflow} px`);
         }
       };
       const signedOut = await browser.newContext({ viewport: size });
@@ -121,14 +136,16 @@ describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
       } finally {
         await signedOut.close();
       }
-      const context = await browser.newContext({ storageState: storage, viewport: size });
-      const page = await context.newPage();
-      try {
-        for (const path of PAGES) await visit(page, path);
-      } finally {
-        await context.close();
+      for (const { who, storage } of people) {
+        const context = await browser.newContext({ storageState: storage, viewport: size });
+        const page = await context.newPage();
+        try {
+          for (const path of PAGES) await visit(page, path, who);
+        } finally {
+          await context.close();
+        }
       }
       expect(found).toEqual([]);
-    });
+    }, 180_000);
   }
 });

@@ -94,6 +94,27 @@ export async function signIn(page: Page, email: string, server: E2eServer = e2eS
   await page.waitForURL(`${server.baseUrl}/dashboard**`);
 }
 
+/** Subscribes the signed-in person through the labelled local test checkout. */
+export async function subscribeLocally(page: Page, server: E2eServer = e2eServer()): Promise<void> {
+  await page.goto(`${server.baseUrl}/dashboard/billing`);
+  await page.getByRole("button", { name: "Subscribe" }).click();
+  await page.waitForURL("**/dashboard/billing/local-checkout");
+  await page.getByRole("button", { name: "Pay: subscription active" }).click();
+  await page.waitForURL("**/dashboard/billing?checkout=success");
+}
+
+/** Links the first sandbox bank through the connect flow and waits for its first sync. */
+export async function linkFirstSandboxBank(page: Page, server: E2eServer = e2eServer()): Promise<void> {
+  await page.goto(`${server.baseUrl}/dashboard/banks`);
+  await page.getByRole("button", { name: "Link a bank" }).click();
+  await page.getByRole("radio").first().check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByLabel("Username").waitFor();
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Link and sync" }).click();
+  await page.getByTestId("link-done").waitFor({ timeout: 60_000 });
+}
+
 /** Saves a full-page screenshot as tests/e2e/screenshots/<name>.png and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(import.meta.dirname, "screenshots", `${name}.png`);

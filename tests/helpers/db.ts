@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll } from "vitest";
 import { type Database, getHandle, openDatabase, setDbForTesting } from "@/db";
+import { settleDeferred } from "@/lib/deferred";
 
 export function testDatabaseKind(): "pglite" | "postgres" {
   return process.env.LEDGERLINK_TEST_DB === "postgres" ? "postgres" : "pglite";
@@ -32,6 +33,8 @@ export function useTestDatabase(): () => Database {
     close = handle.close;
   });
   afterAll(async () => {
+    // Work deferred past an answer (activity rows) still writes to this database.
+    await settleDeferred();
     setDbForTesting(undefined);
     await close?.();
   });
