@@ -2,8 +2,11 @@ import Link from "next/link";
 import type { AccessState } from "@/lib/access";
 import { buttonClass } from "./ui/button";
 
-/** The one thing to do next, from the access state (THE gate) and the key count. */
-export function NextStep({ access, keyCount }: { access: AccessState; keyCount: number }) {
+/**
+ * After set-up, the one thing to do next, from the access state (THE gate) and whether any key or
+ * OAuth app can still call the tools.
+ */
+export function NextStep({ access, hasCredential }: { access: AccessState; hasCredential: boolean }) {
   const step = (() => {
     if (access.subscription !== "active") {
       return {
@@ -30,17 +33,17 @@ export function NextStep({ access, keyCount }: { access: AccessState; keyCount: 
         action: "Reconnect",
       };
     }
-    if (keyCount === 0) {
+    if (!hasCredential) {
       return {
-        text: "Create an API key and paste it into your AI client.",
+        text: "No key or connected app can reach your data any more. Create a key, or connect an app with OAuth.",
         href: "/dashboard/keys",
         action: "Create a key",
       };
     }
     return {
-      text: "All set. Ask your assistant about your money.",
-      href: "/dashboard/activity",
-      action: "See activity",
+      text: "All set. Ask your assistant about your money, or run its tools here to see what it sees.",
+      href: "/dashboard/tools",
+      action: "Try the tools",
     };
   })();
   return (

@@ -74,6 +74,13 @@ export default async function OverviewPage() {
             description="Paste one URL into any MCP client that speaks streamable HTTP."
           >
             <McpSetup mcpUrl={mcpUrl} />
+            <p className="mt-4 text-sm text-slate-700">
+              Curious what your assistant will receive?{" "}
+              <Link href="/dashboard/tools" className="underline">
+                Run its tools yourself
+              </Link>
+              .
+            </p>
           </Card>
         ) : null}
       </div>
@@ -83,7 +90,7 @@ export default async function OverviewPage() {
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold tracking-tight">Overview</h1>
       <Card title="Next step">
-        <NextStep access={access} keyCount={keys.length} />
+        <NextStep access={access} hasCredential={keys.length > 0 || apps.length > 0} />
       </Card>
       <div className="grid gap-4 md:grid-cols-3">
         <Card title="Subscription">
