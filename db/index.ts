@@ -44,14 +44,19 @@ export async function openDatabase(options: {
   const config = { schema, casing: "snake_case" as const };
   if (!options.url) {
     const { PGlite } = await import("@electric-sql/pglite");
+    // The extensions the migrations create (transaction search, 0004).
+    const extensions = {
+      pg_trgm: (await import("@electric-sql/pglite/contrib/pg_trgm")).pg_trgm,
+      unaccent: (await import("@electric-sql/pglite/contrib/unaccent")).unaccent,
+    };
     const { drizzle } = await import("drizzle-orm/pglite");
     const dir = options.pgliteDir ?? ".data/pglite";
     let client: InstanceType<typeof PGlite>;
-    if (dir.startsWith("memory://")) client = new PGlite(dir);
+    if (dir.startsWith("memory://")) client = new PGlite(dir, { extensions });
     else {
       // PGlite creates its own folder but not the parents (a fresh clone has no .data/).
       mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
-      client = new PGlite(path.resolve(dir));
+      client = new PGlite(path.resolve(dir), { extensions });
     }
     if (options.observe) observeCalls(client, ["query", "exec"], options.observe);
     const db = drizzle({ client, ...config });

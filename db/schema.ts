@@ -237,11 +237,21 @@ export const transactions = pgTable(
     /** A movement between two of the user's own accounts: neither income nor spending. */
     isTransfer: boolean().notNull().default(false),
     paymentChannel: text(),
+    /**
+     * Merchant and description folded for search (lower case, accents removed, by the SQL
+     * function `ledgerlink_fold`), kept by the database itself; a trigram index serves `query`.
+     */
+    searchText: text()
+      .notNull()
+      .generatedAlwaysAs(sql`ledgerlink_fold(coalesce(merchant_name, '') || chr(31) || name)`),
     createdAt: createdAt(),
     updatedAt: createdAt(),
   },
   (t) => [
     uniqueIndex().on(t.accountId, t.providerTransactionId),
+    index("transactions_search_trgm_idx")
+      .using("gin", t.searchText.op("gin_trgm_ops"))
+      .with({ fastupdate: false }),
     index().on(t.userId, t.date),
     index().on(t.accountId, t.date),
     index().on(t.userId, t.category, t.date),

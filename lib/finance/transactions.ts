@@ -15,7 +15,7 @@
  * garbled one is refused instead of silently returning the wrong rows.
  */
 import { createHash } from "node:crypto";
-import { and, asc, desc, eq, gte, inArray, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
 import { AppError } from "@/lib/errors";
@@ -51,13 +51,9 @@ export function transactionConditions(userId: string, f: TransactionFilter): SQL
   }
   const query = f.query?.trim();
   if (query) {
+    // Folded like the column (case and accents), matched by the trigram index.
     const pattern = `%${escapeLike(query)}%`;
-    conditions.push(
-      or(
-        sql`${transactions.merchantName} ilike ${pattern} escape '\\'`,
-        sql`${transactions.name} ilike ${pattern} escape '\\'`,
-      ) as SQL,
-    );
+    conditions.push(sql`${transactions.searchText} like ledgerlink_fold(${pattern}) escape '\\'`);
   }
   if (f.accountIds && f.accountIds.length > 0) conditions.push(inArray(transactions.accountId, f.accountIds));
   if (f.categories && f.categories.length > 0) conditions.push(inArray(transactions.category, f.categories));

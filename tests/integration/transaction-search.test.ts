@@ -1,0 +1,126 @@
+/**
+ * `query` in search_transactions: case- and accent-insensitive, `%` and `_` match themselves, and
+ * on a user with many rows the text search and the filtered searches are served by indexes (the
+ * plan of the very conditions the tools use must not scan `transactions` sequentially).
+ */
+import { and, type SQL, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type TransactionFilter, transactionConditions } from "@/lib/finance/transactions";
+import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
+import { useTestDatabase } from "../helpers/db";
+import {
+  addAccount,
+  addConnection,
+  addTransactions,
+  callTool,
+  contextFor,
+  createUser,
+} from "./tools-helpers";
+
+const getDb = useTestDatabase();
+const NOW = new Date("2025-11-10T12:00:00Z");
+
+describe("text search", () => {
+  let userId = "";
+  beforeAll(async () => {
+    const db = getDb();
+    userId = await createUser(db);
+    const conn = await addConnection(db, userId);
+    const accountId = await addAccount(db, userId, conn, {
+      name: "Checking",
+      type: "depository",
+      balance: 0,
+    });
+    const rows: Array<[string | null, string]> = [
+      ["Café Olé", "CAFE OLE 123"],
+      [null, "CAFÉ DU MONDE NEW ORLEANS"],
+      ["Crème Brûlée Bakery", "POS CREME"],
+      ["Mañana Tacos", "MANANA TACOS"],
+      ["100% Juice_Bar", "JUICE"],
+      ["1000 Juices", "JUICE 2"],
+      ["Hardware Store", "HARDWARE"],
+    ];
+    await addTransactions(
+      db,
+      userId,
+      rows.map(([merchantName, name], i) => ({
+        accountId,
+        date: `2025-10-${String(10 + i).padStart(2, "0")}`,
+        amountMinor: -1000 - i,
+        category: "shopping",
+        name,
+        merchantName,
+      })),
+    );
+  });
+
+  const find = async (query: string) => {
+    const out = await callTool(searchTransactionsTool, { query }, await contextFor(getDb(), userId, NOW));
+    return out.data.transactions.map((t) => t.merchant ?? t.name).sort();
+  };
+
+  it("ignores case and accents, in the merchant and in the description", async () => {
+    expect(await find("cafe")).toEqual(["CAFÉ DU MONDE NEW ORLEANS", "Café Olé"]);
+    expect(await find("CAFÉ OLÉ")).toEqual(["Café Olé"]);
+    expect(await find("creme brulee")).toEqual(["Crème Brûlée Bakery"]);
+    expect(await find("mañana")).toEqual(["Mañana Tacos"]);
+  });
+
+  it("matches % and _ as themselves", async () => {
+    expect(await find("100%")).toEqual(["100% Juice_Bar"]);
+    expect(await find("e_b")).toEqual(["100% Juice_Bar"]);
+    expect(await find("zzz")).toEqual([]);
+  });
+});
+
+describe("plans on a user with many rows", () => {
+  let userId = "";
+  let accountId = "";
+  beforeAll(async () => {
+    const db = getDb();
+    userId = await createUser(db);
+    const conn = await addConnection(db, userId);
+    accountId = await addAccount(db, userId, conn, { name: "Checking", type: "depository", balance: 0 });
+    const other = await addAccount(db, userId, conn, { name: "Card", type: "credit", balance: 0 });
+    // 20,000 rows over ten years on two accounts, 40 of them at a rare merchant.
+    await db.execute(sql`
+      insert into transactions (id, user_id, account_id, provider_transaction_id, date, name, merchant_name, amount_minor, category)
+      select md5(${userId} || g::text), ${userId}, case when g % 10 = 0 then ${accountId} else ${other} end, 'p' || g,
+             date '2025-11-01' - (g % 3650), 'POS PURCHASE ' || (g % 997),
+             case when g % 500 = 0 then 'Zanzibar Spice Traders' else 'Merchant ' || (g % 211) end,
+             -(100 + g % 5000), case when g % 50 = 0 then 'travel' else 'groceries' end
+      from generate_series(1, 20000) as g`);
+    await db.execute(sql`analyze transactions`);
+  }, 60_000);
+
+  async function plan(filter: TransactionFilter): Promise<string> {
+    const where = and(...transactionConditions(userId, filter)) as SQL;
+    const result = (await getDb().execute(
+      sql`explain select id from transactions where ${where}`,
+    )) as unknown as { rows: Array<Record<string, string>> } | Array<Record<string, string>>;
+    const rows = Array.isArray(result) ? result : result.rows;
+    return rows.map((r) => Object.values(r)[0]).join("\n");
+  }
+
+  const base: TransactionFilter = {
+    range: null,
+    includePending: true,
+    excludeTransfers: false,
+    direction: "all",
+  };
+
+  it("serves a text query from the trigram index", async () => {
+    const text = await plan({ ...base, query: "zanzibar" });
+    expect(text).toContain("transactions_search_trgm_idx");
+    expect(text).not.toMatch(/Seq Scan on transactions/);
+  });
+
+  it("serves account, category and date filters from their indexes", async () => {
+    const filters: TransactionFilter[] = [
+      { ...base, accountIds: [accountId], range: { start: "2025-10-01", end: "2025-10-31" } },
+      { ...base, categories: ["travel"] },
+      { ...base, range: { start: "2025-10-01", end: "2025-10-31" } },
+    ];
+    for (const filter of filters) expect(await plan(filter)).not.toMatch(/Seq Scan on transactions/);
+  });
+});
