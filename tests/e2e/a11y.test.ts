@@ -8,7 +8,14 @@
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { e2eServer, launchBrowser, linkFirstSandboxBank, signIn, subscribeLocally } from "./helpers";
+import {
+  e2eServer,
+  launchBrowser,
+  linkFirstSandboxBank,
+  screenshot,
+  signIn,
+  subscribeLocally,
+} from "./helpers";
 
 const server = e2eServer();
 const AXE_PATH = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -120,8 +127,16 @@ describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
           await page.getByRole("button", { name: /^Run / }).click();
           await page.getByRole("region", { name: "Answer", exact: true }).waitFor();
         }
-        for (const v of await axe(page))
+        const findings = await axe(page);
+        for (const v of findings)
           found.push(`${path} (${who}): ${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
+        // One picture per page, person and size, for reviewing the layout by eye.
+        const slug =
+          path
+            .replace(/\?.*$/, "")
+            .replace(/[^a-z]+/g, "-")
+            .replace(/^-|-$/g, "") || "home";
+        await screenshot(page, `a11y/${size.name}-${who.replace(/ /g, "-")}-${slug}`);
         if (size.name === "phone") {
           const overflow = await page.evaluate(
             () => document.documentElement.scrollWidth - window.innerWidth,
