@@ -3,6 +3,8 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { bankAccounts, bankConnections } from "@/db/schema";
 import { defineTool } from "../define-tool";
+import { mixedCurrencyWarnings } from "../envelope";
+import { currencySchema } from "./shared";
 
 const STATUS_LABEL = {
   healthy: "healthy",
@@ -42,7 +44,13 @@ export const getConnectionStatusTool = defineTool({
             "Data this bank does not provide (as of the last successful sync): tools show none of it for this bank.",
           ),
         accounts: z.array(
-          z.object({ id: z.string(), name: z.string(), type: z.string(), mask: z.string().nullable() }),
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            type: z.string(),
+            mask: z.string().nullable(),
+            currency: currencySchema,
+          }),
         ),
       }),
     ),
@@ -61,6 +69,7 @@ export const getConnectionStatusTool = defineTool({
           name: bankAccounts.name,
           type: bankAccounts.type,
           mask: bankAccounts.mask,
+          currency: bankAccounts.currency,
           connectionId: bankAccounts.connectionId,
         })
         .from(bankAccounts)
@@ -87,12 +96,13 @@ export const getConnectionStatusTool = defineTool({
           warnings: warningsOf.get(c.id) ?? [],
           accounts: accounts
             .filter((a) => a.connectionId === c.id)
-            .map((a) => ({ id: a.id, name: a.name, type: a.type, mask: a.mask })),
+            .map((a) => ({ id: a.id, name: a.name, type: a.type, mask: a.mask, currency: a.currency })),
         })),
         add_bank_url: access.links.banks,
         timezone: ctx.timezone,
         settings_url: access.links.settings,
       },
+      warnings: mixedCurrencyWarnings(accounts.map((a) => a.currency)),
     };
   },
 });
