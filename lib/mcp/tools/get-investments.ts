@@ -140,13 +140,13 @@ export const getInvestmentsTool = defineTool({
         totalsQuery(),
         getAllocation(ctx.db, ctx.userId, args.account_ids),
       ]);
-      const valueOf = new Map(totals.map((t) => [t.currency, t.valueCents]));
+      const totalValue = new Map(totals.map((t) => [t.currency, t.valueCents]));
       const shares = (rows: AllocationRow[]) =>
         rows.map((r) => ({
           currency: r.currency,
           key: r.key,
           value: toAmount(r.cents, r.currency),
-          share: ratio(r.cents, valueOf.get(r.currency) ?? 0),
+          share: ratio(r.cents, totalValue.get(r.currency) ?? 0),
         }));
       return {
         data: {
