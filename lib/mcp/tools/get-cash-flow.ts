@@ -28,7 +28,7 @@ export const getCashFlowTool = defineTool({
   name: "get_cash_flow",
   title: "Cash flow",
   description:
-    "Income, spending, net (income − spending) and savings rate (net / income) per month or week, with totals and the top income sources. Income = money in from income categories (pay, interest, other income); spending = money out in spending categories with refunds subtracted; transfers between own accounts and card payments are neither. Pending transactions count until they post (then once). Use it for 'am I saving money', 'income vs spending by month'. Defaults: the last 6 months including the current month to date, interval month. Give months (1–24) or dates (period or start_date/end_date) — dates win over months. Per currency: each interval, total and source carries its currency.",
+    "Income, spending, net (income − spending) and savings rate (net / income) per month or week, with totals and the top income sources. Income = money in from income categories (pay, interest, other income); spending = money out in spending categories with refunds subtracted; transfers between own accounts and card payments are neither. Pending transactions count until they post (then once). Use it for 'am I saving money', 'income vs spending by month'. Defaults: the last 6 months including the current month to date, interval month. Give months (1–24) or dates (period or start_date/end_date) — dates win over months. Figures are per currency.",
   input: z.strictObject({
     months: z
       .number()

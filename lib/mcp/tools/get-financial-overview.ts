@@ -20,7 +20,7 @@ export const getFinancialOverviewTool = defineTool({
   name: "get_financial_overview",
   title: "Financial overview",
   description:
-    "A one-call summary of the user's finances: net worth, cash, investments and debt now; income, spending and net for the period compared with the previous period of the same length; the top 5 spending categories; bills due in the next 7 days; and the health of each bank connection. Figures are per currency (one totals entry each, never converted). Start here for general questions ('how am I doing this month?'), then use the specific tools for detail. Income excludes transfers between own accounts; spending subtracts refunds. Default period this_month (the 1st to today, compared with the same days of last month).",
+    "A one-call summary of the user's finances: net worth, cash, investments and debt now; income, spending and net for the period compared with the previous period of the same length; the top 5 spending categories; bills due in the next 7 days; and the health of each bank connection. Totals are per currency. Start here for general questions ('how am I doing this month?'), then use the specific tools for detail. Income excludes transfers between own accounts; spending subtracts refunds. Default period this_month (the 1st to today, compared with the same days of last month).",
   input: z.strictObject({
     period: z
       .enum(PERIODS)

@@ -22,7 +22,7 @@ const shareSchema = z.object({
   currency: currencySchema,
   key: z.string(),
   value: z.number(),
-  share: z.number().nullable().describe("Of the total value in its currency."),
+  share: z.number().nullable(),
 });
 
 export const getInvestmentsTool = defineTool({

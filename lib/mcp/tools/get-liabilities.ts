@@ -21,7 +21,7 @@ export const getLiabilitiesTool = defineTool({
   name: "get_liabilities",
   title: "Debts and credit cards",
   description:
-    "Lists the user's debts: credit cards (balance owed, credit limit, utilization, APR, minimum payment, due date, last statement balance, overdue flag) and loans (student, mortgage, other: balance, APR, minimum payment, due date, original principal, maturity), with total debt, total minimum payments, overall card utilization and the balance-weighted average APR, per currency. Balances are positive amounts owed. Use it for debt questions, payoff plans, 'when is my card due'. Default: all kinds.",
+    "Lists the user's debts: credit cards (balance owed, limit, utilization, APR, minimum payment, due date, overdue) and loans (student, mortgage, other), with total debt, total minimum payments, overall card utilization and the balance-weighted average APR, per currency. Balances are positive amounts owed. Use it for debt questions, payoff plans, 'when is my card due'. Default: all kinds.",
   input: z.strictObject({
     types: z
       .array(z.enum(LIABILITY_KINDS))

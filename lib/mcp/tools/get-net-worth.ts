@@ -43,7 +43,7 @@ export const getNetWorthTool = defineTool({
   name: "get_net_worth",
   title: "Net worth",
   description:
-    "Net worth = assets (cash, investments, other) minus liabilities (credit cards and loans, as positive amounts owed), now and by account type, with a history from daily balance snapshots. Use it for 'what is my net worth', 'how has my net worth changed'. Defaults: interval month over the last 12 months (one point per month end, then today). interval none returns only the current figures. History starts at the first snapshot (history_starts); earlier points are omitted. Figures are per currency, never converted.",
+    "Net worth = assets (cash, investments, other) minus liabilities (credit cards and loans, as positive amounts owed), now and by account type, with a history from daily balance snapshots. Use it for 'what is my net worth', 'how has my net worth changed'. Defaults: interval month over the last 12 months (one point per month end, then today). interval none returns only the current figures. History starts at the first snapshot (history_starts); earlier points are omitted. Figures are per currency.",
   input: z.strictObject({
     interval: z
       .enum(INTERVALS)

@@ -12,7 +12,7 @@ export const getSpendingBreakdownTool = defineTool({
   name: "get_spending_breakdown",
   title: "Spending breakdown",
   description:
-    "Breaks the user's spending down by category, merchant, account or month, with each group's amount, share of total, transaction count and, by default, the previous period's amount and the change. Spending is money out in spending categories: transfers between own accounts and card payments are excluded, refunds lower their category, income is not included; pending charges count until they post (then once). Amounts are positive = money spent. Use it for 'where did my money go', 'how much on restaurants last month', 'top merchants'. Defaults: group_by category, last_month, compare_to_previous true, top 15 groups (max 50); the rest is summed in `other`, and total_spending covers every group. All of it is per currency: groups carry their currency, top_n and shares apply within it.",
+    "Breaks the user's spending down by category, merchant, account or month, with each group's amount, share of total, transaction count and, by default, the previous period's amount and the change. Spending is money out in spending categories: transfers between own accounts and card payments are excluded, refunds lower their category, income is not included; pending charges count until they post (then once). Amounts are positive = money spent. Use it for 'where did my money go', 'how much on restaurants last month', 'top merchants'. Defaults: group_by category, last_month, compare_to_previous true, top 15 groups (max 50); the rest is summed in `other`, and total_spending covers every group. Per currency: top_n and shares apply within each.",
   input: z.strictObject({
     group_by: z
       .enum(SPENDING_GROUPS)

@@ -11,7 +11,7 @@ export const getUpcomingBillsTool = defineTool({
   name: "get_upcoming_bills",
   title: "Upcoming bills",
   description:
-    "Lists bills expected from today through the next days_ahead days: recurring charges projected from their frequency, and credit-card and loan payment due dates (minimum payment), with the total due, the recurring income expected in the window, and a projection of the cash balance (checking and savings) to its lowest point and date. The projection is an estimate: charges on a card move cash only when the card is paid. Amounts: money out negative. Totals and the projection are per currency (bills move the cash of their own currency). Use it for 'what bills are coming up', 'will I have enough money until payday'. Default days_ahead 30 (max 90).",
+    "Lists bills expected from today through the next days_ahead days: recurring charges projected from their frequency, and credit-card and loan payment due dates (minimum payment), with the total due, the recurring income expected in the window, and a projection of the cash balance (checking and savings) to its lowest point and date. The projection is an estimate: charges on a card move cash only when the card is paid. Amounts: money out negative. Totals and projection are per currency. Use it for 'what bills are coming up', 'will I have enough money until payday'. Default days_ahead 30 (max 90).",
   input: z.strictObject({
     days_ahead: z
       .number()

@@ -18,7 +18,7 @@ export const listRecurringTool = defineTool({
   name: "list_recurring",
   title: "Recurring charges and income",
   description:
-    "Lists recurring charges (subscriptions, bills, rent, loan payments) and recurring income (pay) detected in the user's transactions: merchant, frequency, average and last amount, last and next date, and price_changed when the price changed within the last 12 months (with the old amount and the date of the change), with monthly and yearly equivalents (at the current price: last amount × occurrences per year; monthly = yearly / 12), per currency. Money out is negative. Use it for 'what subscriptions do I pay', 'how much do my subscriptions cost a year', 'did any price go up'. Defaults: direction outflow, status active.",
+    "Lists recurring charges (subscriptions, bills, rent, loan payments) and recurring income (pay) detected in the user's transactions: merchant, frequency, average and last amount, last and next date, and price_changed when the price changed within the last 12 months (with the old amount and the date of the change), with monthly and yearly equivalents at the current price, per currency. Money out is negative. Use it for 'what subscriptions do I pay', 'how much do my subscriptions cost a year', 'did any price go up'. Defaults: direction outflow, status active.",
   input: z.strictObject({
     direction: z
       .enum(["outflow", "inflow", "all"])

@@ -36,7 +36,7 @@ export const searchTransactionsTool = defineTool({
   name: "search_transactions",
   title: "Search transactions",
   description:
-    "Finds the user's bank transactions by merchant or description text, dates, accounts, categories, direction and amount, and returns compact rows (id, date, amount, currency, name, merchant, category, account, pending) plus a summary (count, and inflow, outflow, net per currency) computed over ALL matches, not only the returned page. Amounts: money out is negative. Use it for 'how much did I pay X', 'show my Amazon purchases', 'largest expenses last month'. Defaults: all history, all accounts, direction all, pending included, transfers included, newest first, 50 rows (max 250). When page.has_more is true, call again with the same arguments and cursor = page.next_cursor.",
+    "Finds the user's bank transactions by merchant or description text, dates, accounts, categories, direction and amount, and returns compact rows plus a summary (count; inflow, outflow, net per currency) computed over ALL matches, not only the returned page. Amounts: money out is negative. Use it for 'how much did I pay X', 'show my Amazon purchases', 'largest expenses last month'. Defaults: all history, all accounts, direction all, pending included, transfers included, newest first, 50 rows (max 250). When page.has_more is true, call again with the same arguments and cursor = page.next_cursor.",
   input: z.strictObject({
     query: z
       .string()

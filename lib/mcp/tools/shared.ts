@@ -24,5 +24,5 @@ export const currencySchema = z.string();
 
 /** A `totals` list: one entry per currency, in code order (one entry when all is in one currency). */
 export function perCurrency<S extends z.ZodRawShape>(shape: S) {
-  return z.array(z.object({ currency: currencySchema, ...shape })).describe("One entry per currency.");
+  return z.array(z.object({ currency: currencySchema, ...shape }));
 }
