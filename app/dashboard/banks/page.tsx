@@ -58,10 +58,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         mask: a.mask,
         type: accountKind(a.type, a.subtype),
         // Credit and loan balances are stored as positive amounts owed: say so.
-        balance:
-          a.type === "credit" || a.type === "loan"
-            ? `${balanceOf(a) ?? "—"} owed`
-            : balanceOf(a),
+        balance: a.type === "credit" || a.type === "loan" ? `${balanceOf(a) ?? "—"} owed` : balanceOf(a),
       })),
   }));
   const allowForceReauth = canForceSandboxReauth();
