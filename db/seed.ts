@@ -26,6 +26,7 @@ export const DEMO_STATES = [
   "past_due",
   "no_connections",
   "reauth_required",
+  "multi_currency",
 ] as const;
 export type DemoState = (typeof DEMO_STATES)[number];
 
@@ -54,6 +55,8 @@ const SPECS: Record<DemoState, DemoSpec> = {
   past_due: { subscription: "past_due", banks: ["ins_platypus"] },
   no_connections: { subscription: "active", banks: [] },
   reauth_required: { subscription: "active", banks: ["ins_platypus", "ins_tartan"], reauth: true },
+  // USD checking, savings, card and mortgage, plus a EUR current account and card and a JPY account.
+  multi_currency: { subscription: "active", banks: ["ins_platypus", "ins_eurobank"] },
 };
 
 export const demoEmail = (state: string) => `${state.replace(/_/g, "-")}@${DEMO_EMAIL_DOMAIN}`;

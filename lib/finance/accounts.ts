@@ -3,7 +3,8 @@
  *
  * Rules: credit and loan accounts are liabilities; their balances are stored (and shown) as
  * positive amounts owed. Every other type (depository, investment, other) is an asset.
- * Net worth = assets − liabilities, summed in SQL over open accounts. Closed accounts are left
+ * Net worth = assets − liabilities, summed in SQL over open accounts, once per currency (amounts
+ * of two currencies are never added; there is no conversion). Closed accounts are left
  * out of current totals. History comes from the daily balance snapshots written by sync: at each
  * point, every account's latest snapshot on or before that date (an account with no snapshot yet
  * contributes nothing), so history starts at the first snapshot.
@@ -12,6 +13,7 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import type { AccountType } from "@/db/schema";
 import { balanceSnapshots, bankAccounts, bankConnections } from "@/db/schema";
+import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import { executeRows, text } from "./sql";
 
@@ -100,48 +102,47 @@ export async function listAccounts(
   }));
 }
 
+/** Current balances of one currency (minor units of `currency`). */
 export interface BalanceTotals {
+  currency: string;
   assetsCents: number;
   liabilitiesCents: number;
   netWorthCents: number;
   byType: Array<{ type: AccountType; cents: number; count: number }>;
-  currencies: string[];
 }
 
-/** Current balances summed in SQL by account type over open accounts (net worth now). */
-export async function getBalanceTotals(db: Database, userId: string): Promise<BalanceTotals> {
+/**
+ * Current balances summed in SQL by currency and account type over open accounts (net worth
+ * now): one entry per currency, in code order.
+ */
+export async function getBalanceTotals(db: Database, userId: string): Promise<BalanceTotals[]> {
   const rows = await db
     .select({
+      currency: bankAccounts.currency,
       type: bankAccounts.type,
       cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
       count: sql<string>`count(*)`,
-      currencies: sql<string[]>`array_agg(distinct ${bankAccounts.currency})`,
     })
     .from(bankAccounts)
     .where(and(eq(bankAccounts.userId, userId), eq(bankAccounts.isClosed, false)))
-    .groupBy(bankAccounts.type)
-    .orderBy(bankAccounts.type);
-  let assetsCents = 0;
-  let liabilitiesCents = 0;
-  const currencies = new Set<string>();
-  const byType = rows.map((r) => {
-    const cents = toCents(r.cents);
-    if (isLiabilityType(r.type)) liabilitiesCents += cents;
-    else assetsCents += cents;
-    for (const c of r.currencies ?? []) currencies.add(c);
-    return { type: r.type, cents, count: toCents(r.count) };
+    .groupBy(bankAccounts.currency, bankAccounts.type)
+    .orderBy(bankAccounts.currency, bankAccounts.type);
+  return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
+    let assetsCents = 0;
+    let liabilitiesCents = 0;
+    const byType = ofCurrency.map((r) => {
+      const cents = toCents(r.cents);
+      if (isLiabilityType(r.type)) liabilitiesCents += cents;
+      else assetsCents += cents;
+      return { type: r.type, cents, count: toCents(r.count) };
+    });
+    return { currency, assetsCents, liabilitiesCents, netWorthCents: assetsCents - liabilitiesCents, byType };
   });
-  return {
-    assetsCents,
-    liabilitiesCents,
-    netWorthCents: assetsCents - liabilitiesCents,
-    byType,
-    currencies: [...currencies],
-  };
 }
 
 export interface NetWorthPoint {
   date: string;
+  currency: string;
   assetsCents: number;
   liabilitiesCents: number;
 }
@@ -156,8 +157,10 @@ export async function getHistoryStart(db: Database, userId: string): Promise<str
 }
 
 /**
- * Assets and liabilities at each date (latest snapshot per account on or before it). One query:
- * the dates as a VALUES list, a lateral look-up on the snapshot primary key per account and date.
+ * Assets and liabilities at each date and in each currency (latest snapshot per account on or
+ * before it), ordered by currency then date. One query: the dates as a VALUES list, a lateral
+ * look-up on the snapshot primary key per account and date. Every currency of the user's
+ * accounts has a point at every date (zero before its first snapshot).
  */
 export async function getNetWorthHistory(
   db: Database,
@@ -172,7 +175,7 @@ export async function getNetWorthHistory(
   const result = await executeRows(
     db,
     sql`
-    select p.d::text as date,
+    select p.d::text as date, a.currency,
       coalesce(sum(s.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
       coalesce(sum(s.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities
     from (values ${values}) as p(d)
@@ -185,13 +188,23 @@ export async function getNetWorthHistory(
       limit 1
     ) s
     where a.user_id = ${userId}
-    group by p.d
-    order by p.d`,
+    group by p.d, a.currency`,
   );
-  const byDate = new Map<string, Record<string, unknown>>();
-  for (const row of result) byDate.set(text(row, "date"), row);
-  return dates.map((date) => {
-    const row = byDate.get(date);
-    return { date, assetsCents: toCents(row?.assets), liabilitiesCents: toCents(row?.liabilities) };
-  });
+  const byKey = new Map<string, Record<string, unknown>>();
+  const currencies = new Set<string>();
+  for (const row of result) {
+    byKey.set(`${text(row, "currency")}|${text(row, "date")}`, row);
+    currencies.add(text(row, "currency"));
+  }
+  return [...currencies].sort().flatMap((currency) =>
+    dates.map((date) => {
+      const row = byKey.get(`${currency}|${date}`);
+      return {
+        date,
+        currency,
+        assetsCents: toCents(row?.assets),
+        liabilitiesCents: toCents(row?.liabilities),
+      };
+    }),
+  );
 }

@@ -8,10 +8,12 @@
  *   transfer-kind category (e.g. credit-card payments) are left out, since the card's due date
  *   stands for them; a loan's due date is left out when a recurring `loan_payments` stream
  *   already stands for loan payments.
- * - Cash = the current balances of open depository accounts (SQL sum). The projection walks day
- *   by day from today: recurring income into a depository account adds, bills paid from a
- *   depository account and card/loan minimum payments subtract (charges on a card do not move
- *   cash until the card is paid). The lowest point and its date are reported. It is an estimate.
+ * - Cash = the current balances of open depository accounts (SQL sum), per currency. The
+ *   projection walks day by day from today, once per currency: recurring income into a
+ *   depository account adds, bills paid from a depository account and card/loan minimum payments
+ *   subtract (charges on a card do not move cash until the card is paid). A bill or income moves
+ *   the cash of its own account's currency (a card is assumed paid from cash of the card's
+ *   currency). The lowest point and its date are reported. It is an estimate.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
@@ -23,6 +25,7 @@ import { addDays, type DateRange } from "./periods";
 import { listStreams, projectDates } from "./recurring";
 
 export interface Bill {
+  currency: string;
   date: string;
   name: string;
   /** Negative: money out. */
@@ -35,19 +38,29 @@ export interface Bill {
   fromCash: boolean;
 }
 
-export interface UpcomingBills {
-  window: DateRange;
-  bills: Bill[];
-  income: Array<{ date: string; name: string; amountCents: number; account: string }>;
+/** The cash projection of one currency over the window. */
+export interface CashProjection {
+  currency: string;
   startingCashCents: number;
   lowest: { cents: number; date: string };
   endingCashCents: number;
 }
 
-/** Current cash: SQL sum of open depository balances. */
-export async function getCashCents(db: Database, userId: string): Promise<number> {
-  const [row] = await db
-    .select({ cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)` })
+export interface UpcomingBills {
+  window: DateRange;
+  bills: Bill[];
+  income: Array<{ currency: string; date: string; name: string; amountCents: number; account: string }>;
+  /** One per currency of the cash accounts and of the bills and income (code order). */
+  cash: CashProjection[];
+}
+
+/** Current cash per currency: SQL sums of open depository balances. */
+export async function getCashByCurrency(db: Database, userId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .select({
+      currency: bankAccounts.currency,
+      cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
+    })
     .from(bankAccounts)
     .where(
       and(
@@ -55,8 +68,9 @@ export async function getCashCents(db: Database, userId: string): Promise<number
         eq(bankAccounts.type, "depository"),
         eq(bankAccounts.isClosed, false),
       ),
-    );
-  return toCents(row?.cents);
+    )
+    .groupBy(bankAccounts.currency);
+  return new Map(rows.map((r) => [r.currency, toCents(r.cents)]));
 }
 
 /** Bills and expected income from `today` through `today + daysAhead`, and the cash projection. */
@@ -67,10 +81,10 @@ export async function getUpcomingBills(
   daysAhead: number,
 ): Promise<UpcomingBills> {
   const window = { start: today, end: addDays(today, daysAhead) };
-  const [streams, debts, startingCashCents] = await Promise.all([
+  const [streams, debts, startingCash] = await Promise.all([
     listStreams(db, userId, { direction: "all", status: "active", today }),
     listDebts(db, userId),
-    getCashCents(db, userId),
+    getCashByCurrency(db, userId),
   ]);
   const bills: Bill[] = [];
   const income: UpcomingBills["income"] = [];
@@ -80,13 +94,20 @@ export async function getUpcomingBills(
     if (s.direction === "inflow") {
       if (s.accountType !== "depository") continue;
       for (const date of dates)
-        income.push({ date, name: s.merchant, amountCents: s.lastCents, account: s.accountName });
+        income.push({
+          currency: s.currency,
+          date,
+          name: s.merchant,
+          amountCents: s.lastCents,
+          account: s.accountName,
+        });
       continue;
     }
     if (categoryKind(s.category) === "transfer") continue;
     if (s.category === "loan_payments") hasLoanStream = true;
     for (const date of dates) {
       bills.push({
+        currency: s.currency,
         date,
         name: s.merchant,
         amountCents: s.lastCents,
@@ -106,6 +127,7 @@ export async function getUpcomingBills(
     const due = paymentStatus(d, today).dueCents;
     if (due === 0) continue;
     bills.push({
+      currency: d.currency,
       date: d.nextPaymentDueDate,
       name: `${d.name} payment due`,
       amountCents: -due,
@@ -119,15 +141,24 @@ export async function getUpcomingBills(
   bills.sort((a, b) => a.date.localeCompare(b.date) || a.amountCents - b.amountCents);
   income.sort((a, b) => a.date.localeCompare(b.date));
 
-  // Walk the window day by day; within a day, income lands before bills (end-of-day balance).
-  const delta = new Map<string, number>();
-  for (const b of bills) if (b.fromCash) delta.set(b.date, (delta.get(b.date) ?? 0) + b.amountCents);
-  for (const i of income) delta.set(i.date, (delta.get(i.date) ?? 0) + i.amountCents);
-  let balance = startingCashCents;
-  let lowest = { cents: balance, date: today };
-  for (let date = window.start; date <= window.end; date = addDays(date, 1)) {
-    balance += delta.get(date) ?? 0;
-    if (balance < lowest.cents) lowest = { cents: balance, date };
-  }
-  return { window, bills, income, startingCashCents, lowest, endingCashCents: balance };
+  const currencies = [
+    ...new Set([...startingCash.keys(), ...bills.map((b) => b.currency), ...income.map((i) => i.currency)]),
+  ].sort();
+  const cash = currencies.map((currency) => {
+    // Walk the window day by day; within a day, income lands before bills (end-of-day balance).
+    const delta = new Map<string, number>();
+    for (const b of bills)
+      if (b.fromCash && b.currency === currency) delta.set(b.date, (delta.get(b.date) ?? 0) + b.amountCents);
+    for (const i of income)
+      if (i.currency === currency) delta.set(i.date, (delta.get(i.date) ?? 0) + i.amountCents);
+    const startingCashCents = startingCash.get(currency) ?? 0;
+    let balance = startingCashCents;
+    let lowest = { cents: balance, date: today };
+    for (let date = window.start; date <= window.end; date = addDays(date, 1)) {
+      balance += delta.get(date) ?? 0;
+      if (balance < lowest.cents) lowest = { cents: balance, date };
+    }
+    return { currency, startingCashCents, lowest, endingCashCents: balance };
+  });
+  return { window, bills, income, cash };
 }

@@ -5,6 +5,7 @@
  * the cost basis is unknown); totals are SQL sums over all holdings (gain only over positions with
  * a cost basis). Allocation shares are value / total value by security type and by account.
  * Investment transactions keep the cash-effect sign: buys negative, sales and dividends positive.
+ * Every sum is grouped by currency (holdings' and transactions' own), shares are within it.
  */
 import { and, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
@@ -31,7 +32,7 @@ function holdingConditions(userId: string, accountIds?: string[]): SQL[] {
   return c;
 }
 
-/** Every position, largest value first. */
+/** Every position, by currency, largest value first within it. */
 export async function listHoldings(
   db: Database,
   userId: string,
@@ -54,7 +55,7 @@ export async function listHoldings(
     .innerJoin(bankAccounts, eq(bankAccounts.id, holdings.accountId))
     .innerJoin(securities, eq(securities.id, holdings.securityId))
     .where(and(...holdingConditions(userId, accountIds)))
-    .orderBy(desc(holdings.valueMinor), holdings.id);
+    .orderBy(holdings.currency, desc(holdings.valueMinor), holdings.id);
   return rows.map((r) => ({
     accountId: r.accountId,
     accountName: r.accountName,
@@ -69,59 +70,84 @@ export async function listHoldings(
   }));
 }
 
-/** SQL totals over all holdings: value, cost basis and gain (over positions with a basis). */
+export interface HoldingTotals {
+  currency: string;
+  valueCents: number;
+  costBasisCents: number;
+  gainCents: number;
+  count: number;
+}
+
+/** SQL totals over all holdings per currency: value, cost basis and gain (over positions with a basis). */
 export async function getHoldingTotals(
   db: Database,
   userId: string,
   accountIds?: string[],
-): Promise<{ valueCents: number; costBasisCents: number; gainCents: number; count: number }> {
-  const [row] = await db
+): Promise<HoldingTotals[]> {
+  const rows = await db
     .select({
+      currency: holdings.currency,
       value: sql<string>`coalesce(sum(${holdings.valueMinor}), 0)`,
       basis: sql<string>`coalesce(sum(${holdings.costBasisMinor}), 0)`,
       gain: sql<string>`coalesce(sum(${holdings.valueMinor} - ${holdings.costBasisMinor}) filter (where ${holdings.costBasisMinor} is not null), 0)`,
       count: sql<string>`count(*)`,
     })
     .from(holdings)
-    .where(and(...holdingConditions(userId, accountIds)));
-  return {
-    valueCents: toCents(row?.value),
-    costBasisCents: toCents(row?.basis),
-    gainCents: toCents(row?.gain),
-    count: toCents(row?.count),
-  };
+    .where(and(...holdingConditions(userId, accountIds)))
+    .groupBy(holdings.currency)
+    .orderBy(holdings.currency);
+  return rows.map((r) => ({
+    currency: r.currency,
+    valueCents: toCents(r.value),
+    costBasisCents: toCents(r.basis),
+    gainCents: toCents(r.gain),
+    count: toCents(r.count),
+  }));
 }
 
-/** Value by security type and by account, in SQL. */
+export interface AllocationRow {
+  currency: string;
+  key: string;
+  cents: number;
+}
+
+/** Value by currency and security type, and by currency and account, in SQL (largest first within a currency). */
 export async function getAllocation(
   db: Database,
   userId: string,
   accountIds?: string[],
-): Promise<{
-  byType: Array<{ key: string; cents: number }>;
-  byAccount: Array<{ key: string; cents: number }>;
-}> {
+): Promise<{ byType: AllocationRow[]; byAccount: AllocationRow[] }> {
   const where = and(...holdingConditions(userId, accountIds));
   const [byType, byAccount] = await Promise.all([
     db
-      .select({ key: securities.type, value: sql<string>`sum(${holdings.valueMinor})` })
+      .select({
+        currency: holdings.currency,
+        key: securities.type,
+        value: sql<string>`sum(${holdings.valueMinor})`,
+      })
       .from(holdings)
       .innerJoin(securities, eq(securities.id, holdings.securityId))
       .where(where)
-      .groupBy(securities.type)
-      .orderBy(sql`2 desc`),
+      .groupBy(holdings.currency, securities.type)
+      .orderBy(holdings.currency, sql`3 desc`),
     db
-      .select({ key: bankAccounts.name, value: sql<string>`sum(${holdings.valueMinor})` })
+      .select({
+        currency: holdings.currency,
+        key: bankAccounts.name,
+        value: sql<string>`sum(${holdings.valueMinor})`,
+      })
       .from(holdings)
       .innerJoin(bankAccounts, eq(bankAccounts.id, holdings.accountId))
       .where(where)
-      .groupBy(bankAccounts.id, bankAccounts.name)
-      .orderBy(sql`2 desc`),
+      .groupBy(holdings.currency, bankAccounts.id, bankAccounts.name)
+      .orderBy(holdings.currency, sql`3 desc`),
   ]);
-  return {
-    byType: byType.map((r) => ({ key: r.key, cents: toCents(r.value) })),
-    byAccount: byAccount.map((r) => ({ key: r.key, cents: toCents(r.value) })),
-  };
+  const out = (r: { currency: string; key: string; value: string }) => ({
+    currency: r.currency,
+    key: r.key,
+    cents: toCents(r.value),
+  });
+  return { byType: byType.map(out), byAccount: byAccount.map(out) };
 }
 
 export interface InvestmentTransactionRow {
@@ -136,6 +162,7 @@ export interface InvestmentTransactionRow {
   price: number | null;
   amountCents: number;
   feesCents: number | null;
+  currency: string;
 }
 
 /** A page of investment transactions (newest first) and SQL sums by type over all matches. */
@@ -155,7 +182,8 @@ export async function listInvestmentTransactions(
   /** `[date, id]` of this page's last row, when more rows follow. */
   nextKey: [string, string] | null;
   total: number;
-  byType: Array<{ type: string; cents: number; count: number }>;
+  /** Sum and count per currency and type, over every match. */
+  byType: Array<{ currency: string; type: string; cents: number; count: number }>;
 }> {
   const conditions: SQL[] = [
     eq(investmentTransactions.userId, userId),
@@ -187,6 +215,7 @@ export async function listInvestmentTransactions(
         price: investmentTransactions.price,
         amount: investmentTransactions.amountMinor,
         fees: investmentTransactions.feesMinor,
+        currency: investmentTransactions.currency,
       })
       .from(investmentTransactions)
       .innerJoin(bankAccounts, eq(bankAccounts.id, investmentTransactions.accountId))
@@ -196,16 +225,22 @@ export async function listInvestmentTransactions(
       .limit(options.limit + 1),
     db
       .select({
+        currency: investmentTransactions.currency,
         type: investmentTransactions.type,
         cents: sql<string>`sum(${investmentTransactions.amountMinor})`,
         count: sql<string>`count(*)`,
       })
       .from(investmentTransactions)
       .where(where)
-      .groupBy(investmentTransactions.type)
-      .orderBy(investmentTransactions.type),
+      .groupBy(investmentTransactions.currency, investmentTransactions.type)
+      .orderBy(investmentTransactions.currency, investmentTransactions.type),
   ]);
-  const summary = byType.map((r) => ({ type: r.type, cents: toCents(r.cents), count: toCents(r.count) }));
+  const summary = byType.map((r) => ({
+    currency: r.currency,
+    type: r.type,
+    cents: toCents(r.cents),
+    count: toCents(r.count),
+  }));
   const last = rows[options.limit - 1];
   return {
     rows: rows.slice(0, options.limit).map((r) => ({
@@ -220,6 +255,7 @@ export async function listInvestmentTransactions(
       price: toNumberOrNull(r.price),
       amountCents: toCents(r.amount),
       feesCents: toCentsOrNull(r.fees),
+      currency: r.currency,
     })),
     hasMore: rows.length > options.limit,
     nextKey: rows.length > options.limit && last ? [last.date, last.id] : null,

@@ -4,7 +4,8 @@
  * Rules: balances are positive amounts owed (as stored by sync, whatever the provider's sign).
  * Utilization = balance / limit (null without a limit). Total debt = SUM of balances in SQL.
  * Weighted APR = Σ(balance × APR) / Σ balance over debts that report an APR and owe more than 0,
- * rounded to 2 decimals; null when none does.
+ * rounded to 2 decimals; null when none does. Callers compute every total, utilization and
+ * weighted APR within one currency (get_liabilities groups the debts by currency first).
  *
  * Payment status (`paymentStatus`): a card's statement is paid by the payments posted to the
  * card after the statement's issue date (money in to the card that is a transfer or a

@@ -1,11 +1,12 @@
 /**
- * Money at the edges. The database keeps integer minor units (cents) and sums them as integers
- * (`bigint`/`numeric`); only the final figure is turned into a decimal for the tool output.
+ * Money at the edges. The database keeps integer minor units of each row's currency and sums them
+ * as integers (`bigint`/`numeric`); only the final figure is turned into a decimal for the tool
+ * output, by `toAmount` of lib/finance/currency.ts, which knows each currency's minor unit.
  * Drivers return 64-bit integers and numerics as strings (node-postgres), numbers or bigints
  * (PGlite); `toCents` accepts all three and refuses anything that is not a whole number.
  */
 
-/** An integer number of cents from a driver value (string, number, bigint, null → 0). */
+/** An integer number of minor units ("cents" of any currency) from a driver value (string, number, bigint, null → 0). */
 export function toCents(value: unknown): number {
   if (value === null || value === undefined) return 0;
   const n = typeof value === "bigint" ? Number(value) : typeof value === "string" ? Number(value) : value;
@@ -18,11 +19,6 @@ export function toCents(value: unknown): number {
 /** Like `toCents`, but a missing value stays null (an unknown balance is not a zero one). */
 export function toCentsOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : toCents(value);
-}
-
-/** Cents → a decimal amount for output (12345 → 123.45). The only division money ever sees. */
-export function toAmount(cents: number): number {
-  return cents / 100;
 }
 
 /** Share or rate `part / whole` rounded to 4 decimals; null when `whole` is 0 or less. */

@@ -71,6 +71,8 @@ export function nextOccurrence(date: string, frequency: Frequency): string {
 
 export interface StreamRow {
   id: string;
+  /** The currency of the stream's account (its amounts are in it). */
+  currency: string;
   merchant: string;
   description: string | null;
   category: string;
@@ -133,6 +135,7 @@ export async function listStreams(
         stream: recurringStreams,
         accountName: bankAccounts.name,
         accountType: bankAccounts.type,
+        currency: bankAccounts.currency,
       })
       .from(recurringStreams)
       .innerJoin(bankAccounts, eq(bankAccounts.id, recurringStreams.accountId))
@@ -169,11 +172,12 @@ export async function listStreams(
   }
   const yearAgo = addMonths(options.today, -12);
 
-  return streams.map(({ stream: s, accountName, accountType }) => {
+  return streams.map(({ stream: s, accountName, accountType, currency }) => {
     const sign = s.direction === "outflow" ? -1 : 1;
     const change = latestPriceChange(charges.get(s.id) ?? []);
     return {
       id: s.id,
+      currency,
       merchant: s.merchantName,
       description: s.description,
       category: s.category,

@@ -1,8 +1,9 @@
 /**
  * Transaction search: filters, a compact page, and a summary over ALL matches.
  *
- * The summary (count, inflow, outflow, net) is one SQL aggregate over every row the filters
- * select, whatever the page size; `total_count` is the same count. Inflow is the sum of positive
+ * The summary (count, inflow, outflow, net) is one SQL aggregate per currency over every row the
+ * filters select, whatever the page size; `total_count` is the count of all of them. Amount
+ * bounds are decimals, read in each row's own currency (100 = $100.00 or ¥100). Inflow is the sum of positive
  * amounts, outflow the sum of negative ones (a negative number), net their sum. The summary is a
  * plain sum of what matched: it follows the caller's filters (`exclude_transfers`,
  * `include_pending`) rather than the income/spending rules of lib/finance/rules.ts. A purchase is
@@ -19,7 +20,8 @@ import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-or
 import type { Database } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
 import { AppError } from "@/lib/errors";
-import { toAmount, toCents } from "./money";
+import { EXPONENTS, MAX_EXPONENT, toAmount } from "./currency";
+import { toCents } from "./money";
 import type { DateRange } from "./periods";
 
 export const TRANSACTION_SORTS = ["date_desc", "date_asc", "amount_desc", "amount_asc"] as const;
@@ -31,9 +33,9 @@ export interface TransactionFilter {
   accountIds?: string[] | undefined;
   categories?: string[] | undefined;
   direction: "all" | "inflow" | "outflow";
-  /** Bounds on the absolute amount, in cents. */
-  minAbsCents?: number | undefined;
-  maxAbsCents?: number | undefined;
+  /** Bounds on the absolute amount, in 1/10^MAX_EXPONENT of a unit of any currency (see absScaled). */
+  minAbs?: number | undefined;
+  maxAbs?: number | undefined;
   includePending: boolean;
   excludeTransfers: boolean;
 }
@@ -41,6 +43,19 @@ export interface TransactionFilter {
 /** `%`, `_` and `\` in user text match themselves in ILIKE. */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * `abs(amount_minor)` in 1/10^MAX_EXPONENT of its row's currency unit (USD cents × 100, yen ×
+ * 10,000), so one decimal bound compares right in every currency. The factors are our constants,
+ * written into the SQL as literals.
+ */
+function absScaled(): SQL {
+  const factor = (exponent: number) => 10 ** (MAX_EXPONENT - exponent);
+  const cases = Object.entries(EXPONENTS)
+    .map(([code, exponent]) => `when '${code}' then ${factor(exponent)}`)
+    .join(" ");
+  return sql`abs(${transactions.amountMinor}) * (case ${transactions.currency} ${sql.raw(cases)} else ${sql.raw(String(factor(2)))} end)`;
 }
 
 /** The WHERE conditions of a filter; always scoped to `userId` (a foreign account id finds nothing). */
@@ -59,8 +74,8 @@ export function transactionConditions(userId: string, f: TransactionFilter): SQL
   if (f.categories && f.categories.length > 0) conditions.push(inArray(transactions.category, f.categories));
   if (f.direction === "inflow") conditions.push(sql`${transactions.amountMinor} > 0`);
   if (f.direction === "outflow") conditions.push(sql`${transactions.amountMinor} < 0`);
-  if (f.minAbsCents !== undefined) conditions.push(sql`abs(${transactions.amountMinor}) >= ${f.minAbsCents}`);
-  if (f.maxAbsCents !== undefined) conditions.push(sql`abs(${transactions.amountMinor}) <= ${f.maxAbsCents}`);
+  if (f.minAbs !== undefined) conditions.push(sql`${absScaled()} >= ${f.minAbs}`);
+  if (f.maxAbs !== undefined) conditions.push(sql`${absScaled()} <= ${f.maxAbs}`);
   if (!f.includePending) conditions.push(eq(transactions.pending, false));
   if (f.excludeTransfers) conditions.push(eq(transactions.isTransfer, false));
   return conditions;
@@ -88,8 +103,8 @@ export function filterFingerprint(userId: string, filter: TransactionFilter, sor
     [...(filter.accountIds ?? [])].sort(),
     [...(filter.categories ?? [])].sort(),
     filter.direction,
-    filter.minAbsCents ?? null,
-    filter.maxAbsCents ?? null,
+    filter.minAbs ?? null,
+    filter.maxAbs ?? null,
     filter.includePending,
     filter.excludeTransfers,
     sort,
@@ -148,6 +163,7 @@ export interface TransactionRow {
   id: string;
   date: string;
   amount: number;
+  currency: string;
   name: string;
   merchant: string | null;
   category: string;
@@ -156,9 +172,18 @@ export interface TransactionRow {
   is_transfer: boolean;
 }
 
+export interface SearchSummary {
+  currency: string;
+  count: number;
+  inflow: number;
+  outflow: number;
+  net: number;
+}
+
 export interface SearchResult {
   transactions: TransactionRow[];
-  summary: { count: number; inflow: number; outflow: number; net: number };
+  /** One per currency of the matches (code order). */
+  summary: SearchSummary[];
   /** Where the page ended, when more rows follow. */
   nextKey: CursorKey | null;
   totalCount: number;
@@ -208,6 +233,7 @@ export async function searchTransactions(
         id: transactions.id,
         date: transactions.date,
         amountMinor: transactions.amountMinor,
+        currency: transactions.currency,
         name: transactions.name,
         merchantName: transactions.merchantName,
         category: transactions.category,
@@ -222,24 +248,36 @@ export async function searchTransactions(
       .limit(options.limit + 1),
     db
       .select({
+        currency: transactions.currency,
         count: sql<string>`count(*)`,
         inflow: sql<string>`coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} > 0), 0)`,
         outflow: sql<string>`coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} < 0), 0)`,
       })
       .from(transactions)
-      .where(where),
+      .where(where)
+      .groupBy(transactions.currency)
+      .orderBy(transactions.currency),
   ]);
   const hasMore = rows.length > options.limit;
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
-  const count = toCents(totals[0]?.count);
-  const inflow = toCents(totals[0]?.inflow);
-  const outflow = toCents(totals[0]?.outflow);
+  const summary = totals.map((t) => {
+    const inflow = toCents(t.inflow);
+    const outflow = toCents(t.outflow);
+    return {
+      currency: t.currency,
+      count: toCents(t.count),
+      inflow: toAmount(inflow, t.currency),
+      outflow: toAmount(outflow, t.currency),
+      net: toAmount(inflow + outflow, t.currency),
+    };
+  });
   return {
     transactions: page.map((r) => ({
       id: r.id,
       date: r.date,
-      amount: toAmount(toCents(r.amountMinor)),
+      amount: toAmount(toCents(r.amountMinor), r.currency),
+      currency: r.currency,
       name: r.name,
       merchant: r.merchantName,
       category: r.category,
@@ -247,9 +285,9 @@ export async function searchTransactions(
       pending: r.pending,
       is_transfer: r.isTransfer,
     })),
-    summary: { count, inflow: toAmount(inflow), outflow: toAmount(outflow), net: toAmount(inflow + outflow) },
+    summary,
     nextKey: hasMore && last ? keyOf(options.sort, last) : null,
-    totalCount: count,
+    totalCount: summary.reduce((n, s) => n + s.count, 0),
   };
 }
 

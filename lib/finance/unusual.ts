@@ -1,18 +1,20 @@
 /**
  * Unusual activity: transactions worth a second look, each with the reason and what is typical.
  * Transfers between own accounts are never findings. Kinds and their rules:
- * - `large`: money out at least 3× the median outflow of the same category over the 365 days
- *   before the range (at least 5 such outflows), and at least 100.00;
+ * - `large`: money out at least 3× the median outflow of the same category and currency over the
+ *   365 days before the range (at least 5 such outflows), and at least 100 units of the currency;
  * - `duplicate`: the same amount at the same merchant on the same account within one day of an
  *   earlier charge (the pending and posted versions of one charge are not duplicates);
  * - `new_merchant`: the first charge at a merchant never seen before the range;
  * - `fees`: bank fees and interest charged;
  * - `price_increase`: a recurring charge whose price went up inside the range (the first charge at
  *   the higher price is in the range; typical = the old price).
- * Each kind's count is over all its matches; the list is cut to `limit`.
+ * Each kind's count is over all its matches; the list is cut to `limit`. A finding's typical
+ * amount is in its transaction's currency.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { EXPONENTS, formatMoney } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import { addDays, type DateRange } from "./periods";
 import { listStreams } from "./recurring";
@@ -28,6 +30,7 @@ export interface Finding {
     id: string | null;
     date: string;
     amountCents: number;
+    currency: string;
     merchant: string;
     category: string;
     account: string;
@@ -39,6 +42,7 @@ interface RawRow {
   id: string;
   date: string;
   amount: unknown;
+  currency: string;
   merchant: string;
   category: string;
   account: string;
@@ -47,19 +51,16 @@ interface RawRow {
 }
 
 const SELECT_TXN = sql.raw(
-  `t.id, t.date::text as date, t.amount_minor::text as amount, coalesce(t.merchant_name, t.name) as merchant,
+  `t.id, t.date::text as date, t.amount_minor::text as amount, t.currency, coalesce(t.merchant_name, t.name) as merchant,
    t.category, a.name as account`,
 );
-
-function money(cents: number): string {
-  return (cents / 100).toFixed(2);
-}
 
 async function rows(db: Database, query: SQL): Promise<RawRow[]> {
   return (await executeRows(db, query)).map((r) => ({
     id: text(r, "id"),
     date: text(r, "date"),
     amount: r.amount,
+    currency: text(r, "currency"),
     merchant: text(r, "merchant"),
     category: text(r, "category"),
     account: text(r, "account"),
@@ -82,22 +83,28 @@ export async function findUnusualActivity(
 
   const tasks: Array<Promise<{ kind: UnusualKind; rows: RawRow[] }>> = [];
   if (want.has("large")) {
+    // 100 units of each row's currency in its minor units (10^exponent × 100).
+    const largeFloor = sql`100 * power(10, case t.currency ${sql.raw(
+      Object.entries(EXPONENTS)
+        .map(([code, exponent]) => `when '${code}' then ${exponent}`)
+        .join(" "),
+    )} else 2 end)`;
     tasks.push(
       rows(
         db,
         sql`with hist as (
-          select h.category, percentile_cont(0.5) within group (order by -h.amount_minor) as typical, count(*) as n
+          select h.category, h.currency, percentile_cont(0.5) within group (order by -h.amount_minor) as typical, count(*) as n
           from transactions h
           where h.user_id = ${userId} and h.date >= ${historyStart}::date and h.date < ${range.start}::date
             and h.amount_minor < 0 and not h.is_transfer
-          group by h.category
+          group by h.category, h.currency
         )
         select ${SELECT_TXN}, round(hist.typical)::bigint::text as typical, count(*) over () as total
         from transactions t
         join bank_accounts a on a.id = t.account_id
-        join hist on hist.category = t.category
+        join hist on hist.category = t.category and hist.currency = t.currency
         where ${base} and t.amount_minor < 0 and hist.n >= 5
-          and -t.amount_minor >= greatest(3 * hist.typical, 10000)
+          and -t.amount_minor >= greatest(3 * hist.typical, ${largeFloor})
         order by t.amount_minor asc, t.id
         limit ${limit}`,
       ).then((r) => ({ kind: "large" as const, rows: r })),
@@ -194,7 +201,7 @@ export async function findUnusualActivity(
       const typicalCents = toCentsOrNull(r.typical);
       const reason =
         kind === "large"
-          ? `${money(-amountCents)} is more than 3× the typical ${r.category} charge of ${money(typicalCents ?? 0)}.`
+          ? `${formatMoney(-amountCents, r.currency)} is more than 3× the typical ${r.category} charge of ${formatMoney(typicalCents ?? 0, r.currency)}.`
           : kind === "duplicate"
             ? `Same amount at the same merchant on the same account within a day of another charge: possibly charged twice.`
             : kind === "new_merchant"
@@ -209,6 +216,7 @@ export async function findUnusualActivity(
           id: r.id,
           date: r.date,
           amountCents,
+          currency: r.currency,
           merchant: r.merchant,
           category: r.category,
           account: r.account,
@@ -229,11 +237,12 @@ export async function findUnusualActivity(
       count++;
       findings.push({
         kind: "price_increase",
-        reason: `${s.merchant} went from ${money(-s.previousCents)} to ${money(-s.lastCents)} per charge.`,
+        reason: `${s.merchant} went from ${formatMoney(-s.previousCents, s.currency)} to ${formatMoney(-s.lastCents, s.currency)} per charge.`,
         transaction: {
           id: s.priceChangeTransactionId,
           date: since,
           amountCents: s.lastCents,
+          currency: s.currency,
           merchant: s.merchant,
           category: s.category,
           account: s.accountName,

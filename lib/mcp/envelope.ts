@@ -32,3 +32,18 @@ export function envelopeSchema<D extends z.ZodType>(data: D) {
     page: pageSchema.optional(),
   });
 }
+
+/**
+ * `MIXED_CURRENCIES` when the answer's data spans more than one currency (product.md,
+ * "Currency"): its totals are then given once per currency, never added across them.
+ */
+export function mixedCurrencyWarnings(currencies: Iterable<string>): Warning[] | undefined {
+  const distinct = [...new Set(currencies)].sort();
+  if (distinct.length < 2) return undefined;
+  return [
+    {
+      code: "MIXED_CURRENCIES",
+      message: `The data is in several currencies (${distinct.join(", ")}): each total is given per currency, without conversion.`,
+    },
+  ];
+}

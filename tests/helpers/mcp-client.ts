@@ -3,7 +3,7 @@
  * - `connectSdkClient` / `connectV2Client`: real MCP clients (@modelcontextprotocol/sdk 1.x and
  *   @modelcontextprotocol/client 2.x) over streamable HTTP with a bearer key;
  * - `rpc`: one raw JSON-RPC POST, answer parsed whether it came as JSON or as an event stream;
- * - `createUserInState`: a user with an API key in one of the six demo states, built directly
+ * - `createUserInState`: a user with an API key in one of the demo states, built directly
  *   from rows (for tests that need a state without the whole synthetic bank).
  */
 import {
@@ -71,7 +71,8 @@ const random = () => crypto.randomUUID().slice(0, 8);
 
 /**
  * A user in `state` with one live API key. Active-like states get two banks (synced 1 and 3
- * hours before `now`); `reauth_required` marks the second one as needing re-authorization.
+ * hours before `now`); `reauth_required` marks the second one as needing re-authorization;
+ * `multi_currency` keeps the second one's account in EUR.
  */
 export async function createUserInState(
   db: Database,
@@ -91,6 +92,7 @@ export async function createUserInState(
     past_due: "past_due",
     no_connections: "active",
     reauth_required: "active",
+    multi_currency: "active",
   }[state];
   if (status) {
     await db.insert(subscriptions).values({
@@ -104,11 +106,12 @@ export async function createUserInState(
   const connections: StateUser["connections"] = [];
   if (state !== "no_connections") {
     const banks = [
-      { institutionName: "First Platypus Bank", hoursAgo: 1, status: "healthy" as const },
+      { institutionName: "First Platypus Bank", hoursAgo: 1, status: "healthy" as const, currency: "USD" },
       {
         institutionName: "Tartan Credit Union",
         hoursAgo: 3,
         status: state === "reauth_required" ? ("reauth_required" as const) : ("healthy" as const),
+        currency: state === "multi_currency" ? "EUR" : "USD",
       },
     ];
     for (const bank of banks) {
@@ -133,6 +136,7 @@ export async function createUserInState(
         connectionId: conn.id,
         providerAccountId: `acc_${random()}`,
         name: `${bank.institutionName} Checking`,
+        currency: bank.currency,
         type: "depository",
         subtype: "checking",
         currentBalanceMinor: 123_45,

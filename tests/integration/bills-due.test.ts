@@ -116,7 +116,7 @@ describe("card bills and overdue flags, every day of two months", () => {
         const ctx = await contextFor(db, u.userId, new Date(`${day}T12:00:00Z`));
         const liab = await callTool(getLiabilitiesTool, {}, ctx);
         expect(liab.data.credit_cards[0]?.is_overdue, `${name} ${day} is_overdue`).toBe(want.overdue);
-        expect(liab.data.totals.overdue_count, `${name} ${day} overdue_count`).toBe(want.overdue ? 1 : 0);
+        expect(liab.data.totals[0]?.overdue_count, `${name} ${day} overdue_count`).toBe(want.overdue ? 1 : 0);
 
         const bills = await callTool(getUpcomingBillsTool, { days_ahead: 30 }, ctx);
         const cardBills = bills.data.bills.filter((b) => b.kind === "credit_card");
@@ -126,9 +126,10 @@ describe("card bills and overdue flags, every day of two months", () => {
           cardBills.map((b) => cents(b.amount)),
           `${name} ${day} card bill`,
         ).toEqual(listed ? [-want.due] : []);
-        expect(cents(bills.data.cash.projected_lowest_balance), `${name} ${day} lowest`).toBe(
-          CASH - (listed ? want.due : 0),
-        );
+        expect(
+          cents(bills.data.totals[0]?.projected_lowest_balance ?? Number.NaN),
+          `${name} ${day} lowest`,
+        ).toBe(CASH - (listed ? want.due : 0));
 
         const overview = await callTool(getFinancialOverviewTool, {}, ctx);
         const soon = want.due > 0 && DUE >= day && DUE <= addDays(day, 7);

@@ -199,9 +199,11 @@ describe("@modelcontextprotocol/sdk 1.x client", () => {
               break;
             }
             case "active":
+            case "multi_currency":
               expect(envelope.status, tool.name).toBe("ok");
               expect(codes, tool.name).not.toContain("NO_CONNECTIONS");
               expect(codes, tool.name).not.toContain("REAUTH_REQUIRED");
+              if (state === "active") expect(codes, tool.name).not.toContain("MIXED_CURRENCIES");
               expect(envelope.data, tool.name).toBeDefined();
               expect(envelope.as_of, tool.name).toMatch(/^\d{4}-\d{2}-\d{2}T/);
               break;

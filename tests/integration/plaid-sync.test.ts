@@ -112,7 +112,9 @@ describe("Plaid through the sync engine", () => {
     await linkPlaid(userId, data);
     const expected = expectedTotalsCents(data.transactions, OCTOBER.start, OCTOBER.end);
     const totals = await getIncomeAndSpending(getDb(), userId, OCTOBER);
-    expect(totals).toEqual({ incomeCents: expected.income, spendingCents: expected.spending });
+    expect(totals).toEqual([
+      { currency: "USD", incomeCents: expected.income, spendingCents: expected.spending },
+    ]);
     // The transfer and card-payment legs are flagged, both sides.
     const flagged = (await transactionsOf(userId))
       .filter((r) => r.isTransfer)
@@ -174,10 +176,9 @@ describe("Plaid through the sync engine", () => {
 
     // The fake's current data is Plaid's truth: our totals must agree with it to the cent.
     const expected = expectedTotalsCents(item.data.transactions, OCTOBER.start, OCTOBER.end);
-    expect(await getIncomeAndSpending(getDb(), userId, OCTOBER)).toEqual({
-      incomeCents: expected.income,
-      spendingCents: expected.spending,
-    });
+    expect(await getIncomeAndSpending(getDb(), userId, OCTOBER)).toEqual([
+      { currency: "USD", incomeCents: expected.income, spendingCents: expected.spending },
+    ]);
 
     // Nothing new: a third sync changes nothing.
     const again = await syncNow(getDb(), userId, connectionId, { now });
@@ -197,7 +198,7 @@ describe("Plaid through the sync engine", () => {
       OCTOBER.start,
       OCTOBER.end,
     );
-    expect((await getIncomeAndSpending(getDb(), userId, OCTOBER)).spendingCents).toBe(expected.spending);
+    expect((await getIncomeAndSpending(getDb(), userId, OCTOBER))[0]?.spendingCents).toBe(expected.spending);
   });
 
   it("survives a mutation during pagination: restarts from the old cursor, no duplicates, nothing lost", async () => {
@@ -236,7 +237,7 @@ describe("Plaid through the sync engine", () => {
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
     expect(rows.length).toBe(plaidItemData().transactions.length + 6);
     const expected = expectedTotalsCents(item.data.transactions, OCTOBER.start, OCTOBER.end);
-    expect((await getIncomeAndSpending(getDb(), userId, OCTOBER)).spendingCents).toBe(expected.spending);
+    expect((await getIncomeAndSpending(getDb(), userId, OCTOBER))[0]?.spendingCents).toBe(expected.spending);
   });
 
   it("a product the institution does not support is skipped with a warning the user sees, not a failure", async () => {

@@ -1,6 +1,7 @@
 /**
- * The demo seed: six accounts, one per access state, whose printed keys verify to the right
- * user; re-running duplicates nothing and leaves exactly one live key per demo user.
+ * The demo seed: one account per demo state (each access state, plus a subscribed multi-currency
+ * user), whose printed keys verify to the right user; re-running duplicates nothing and leaves
+ * exactly one live key per demo user.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -24,7 +25,7 @@ describe("seedDemo", () => {
     const db = getDb();
     const first = await seedDemo(db, { now: NOW });
     expect(first.map((a) => a.state)).toEqual([...DEMO_STATES]);
-    expect(new Set(first.map((a) => a.email)).size).toBe(6);
+    expect(new Set(first.map((a) => a.email)).size).toBe(DEMO_STATES.length);
 
     const emails = first.map((a) => a.email);
     const userRows = await db.select().from(users).where(inArray(users.email, emails));
@@ -34,7 +35,7 @@ describe("seedDemo", () => {
       expect(verified?.userId).toBe(userIdOf.get(account.email));
     }
 
-    // Each account's access state is the one it is named after.
+    // Each account's access state is the one it is named after (multi_currency is an active one).
     for (const account of first) {
       const userId = userIdOf.get(account.email)!;
       const [sub] = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId));
@@ -60,7 +61,7 @@ describe("seedDemo", () => {
             : access.needsReauth.length > 0
               ? "reauth_required"
               : "active";
-      expect(derived, account.email).toBe(account.state);
+      expect(derived, account.email).toBe(account.state === "multi_currency" ? "active" : account.state);
       if (sub) expect(sub.provider).toBe("local");
     }
 
@@ -85,6 +86,30 @@ describe("seedDemo", () => {
       "401k",
     ]) {
       expect(subtypes).toContain(subtype);
+    }
+    // The multi-currency account: USD checking and card, a EUR and a JPY account, each currency
+    // with its own spending, transfers between own accounts and a refund.
+    const multiId = userIdOf.get(first.find((a) => a.state === "multi_currency")!.email)!;
+    const multiAccounts = await db.select().from(bankAccounts).where(eq(bankAccounts.userId, multiId));
+    const kinds = new Set(multiAccounts.map((a) => `${a.currency} ${a.subtype}`));
+    for (const kind of ["USD checking", "USD credit card", "EUR checking", "JPY checking"]) {
+      expect(kinds).toContain(kind);
+    }
+    const multiTransactions = await db.select().from(transactions).where(eq(transactions.userId, multiId));
+    for (const currency of ["USD", "EUR", "JPY"]) {
+      const rows = multiTransactions.filter((t) => t.currency === currency);
+      expect(
+        rows.some((t) => t.isTransfer),
+        currency,
+      ).toBe(true);
+      expect(
+        rows.some((t) => t.amountMinor < 0 && !t.isTransfer),
+        currency,
+      ).toBe(true);
+      expect(
+        rows.some((t) => t.amountMinor > 0 && t.category === "shopping"),
+        `${currency} refund`,
+      ).toBe(true);
     }
     const countOf = async (table: typeof transactions | typeof bankAccounts | typeof bankConnections) =>
       (
@@ -128,7 +153,7 @@ describe("seedDemo", () => {
 });
 
 describe("npm run db:seed -- --json", () => {
-  it("prints the six demo accounts as JSON, and each printed key verifies in that database", {
+  it("prints the demo accounts as JSON, and each printed key verifies in that database", {
     timeout: 180_000,
   }, async () => {
     const pglite = testDatabaseKind() === "pglite";

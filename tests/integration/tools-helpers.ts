@@ -161,3 +161,9 @@ export function expectedFlow(
 export function cents(amount: number): number {
   return Math.round(amount * 100);
 }
+
+/** The one per-currency entry of a single-currency answer; fails when the answer has any other. */
+export function only<T extends { currency: string }>(totals: readonly T[], currency = "USD"): T {
+  expect(totals.map((t) => t.currency)).toEqual([currency]);
+  return totals[0] as T;
+}

@@ -29,6 +29,7 @@ import {
   contextFor,
   createUser,
   expectedFlow,
+  only,
   type RawTxn,
 } from "./tools-helpers";
 
@@ -260,7 +261,7 @@ describe("income and spending rules", () => {
     expect(cents(month?.spending ?? 0)).toBe(expected.spending);
     expect(cents(month?.net ?? 0)).toBe(expected.income - expected.spending);
     expect(month?.savings_rate).toBeCloseTo((expected.income - expected.spending) / expected.income, 4);
-    expect(cents(out.data.totals.income)).toBe(expected.income);
+    expect(cents(only(out.data.totals).income)).toBe(expected.income);
     expect(out.data.top_income_sources[0]?.source).toBe("Acme");
     expect(cents(out.data.top_income_sources[0]?.amount ?? 0)).toBe(600_000);
   });
@@ -270,7 +271,7 @@ describe("income and spending rules", () => {
     const out = await callTool(getSpendingBreakdownTool, { period: "last_month" }, ctx);
     expect(out.data.range).toEqual({ start: "2025-10-01", end: "2025-10-31" });
     const expected = expectedFlow(raw, "2025-10-01", "2025-10-31");
-    expect(cents(out.data.total_spending)).toBe(expected.spending);
+    expect(cents(only(out.data.totals).total_spending)).toBe(expected.spending);
     for (const [category, amount] of expected.byCategory) {
       const group = out.data.groups.find((g) => g.key === category);
       expect(cents(group?.amount ?? Number.NaN), category).toBe(amount);
@@ -283,7 +284,7 @@ describe("income and spending rules", () => {
     expect(restaurants?.amount).toBe(55);
     // Previous period: September's coffees.
     const sept = expectedFlow(raw, "2025-09-01", "2025-09-30");
-    expect(cents(out.data.previous_total_spending ?? 0)).toBe(sept.spending);
+    expect(cents(only(out.data.totals).previous_total_spending ?? 0)).toBe(sept.spending);
     expect(cents(restaurants?.previous_amount ?? 0)).toBe(sept.byCategory.get("restaurants"));
   });
 
@@ -296,8 +297,12 @@ describe("income and spending rules", () => {
     );
     expect(out.data.groups).toHaveLength(1);
     const listed = out.data.groups.reduce((n, g) => n + cents(g.amount), 0);
-    expect(listed + cents(out.data.other?.amount ?? 0)).toBe(cents(out.data.total_spending));
-    expect(cents(out.data.total_spending)).toBe(expectedFlow(raw, "2025-10-01", "2025-10-31").spending);
+    expect(listed + cents(only(out.data.totals).other?.amount ?? 0)).toBe(
+      cents(only(out.data.totals).total_spending),
+    );
+    expect(cents(only(out.data.totals).total_spending)).toBe(
+      expectedFlow(raw, "2025-10-01", "2025-10-31").spending,
+    );
   });
 
   it("overview compares this period with the previous one and sums balances", async () => {
@@ -305,14 +310,16 @@ describe("income and spending rules", () => {
     const out = await callTool(getFinancialOverviewTool, {}, ctx);
     const oct = expectedFlow(raw, "2025-10-01", "2025-10-31");
     const sep = expectedFlow(raw, "2025-09-01", "2025-09-30");
-    expect(cents(out.data.current.income)).toBe(oct.income);
-    expect(cents(out.data.current.spending)).toBe(oct.spending);
-    expect(cents(out.data.previous.spending)).toBe(sep.spending);
-    expect(cents(out.data.change.spending)).toBe(oct.spending - sep.spending);
-    expect(cents(out.data.cash)).toBe(1_500_000);
-    expect(cents(out.data.debt)).toBe(123_456 + 25_000_000);
-    expect(cents(out.data.net_worth)).toBe(500_000 + 1_000_000 + 2_000_000 - 123_456 - 25_000_000);
-    expect(out.data.top_categories.length).toBeLessThanOrEqual(5);
+    expect(cents(only(out.data.totals).current.income)).toBe(oct.income);
+    expect(cents(only(out.data.totals).current.spending)).toBe(oct.spending);
+    expect(cents(only(out.data.totals).previous.spending)).toBe(sep.spending);
+    expect(cents(only(out.data.totals).change.spending)).toBe(oct.spending - sep.spending);
+    expect(cents(only(out.data.totals).cash)).toBe(1_500_000);
+    expect(cents(only(out.data.totals).debt)).toBe(123_456 + 25_000_000);
+    expect(cents(only(out.data.totals).net_worth)).toBe(
+      500_000 + 1_000_000 + 2_000_000 - 123_456 - 25_000_000,
+    );
+    expect(only(out.data.totals).top_categories.length).toBeLessThanOrEqual(5);
     expect(out.data.connections[0]?.institution).toBe("Rule Bank");
   });
 });
@@ -325,23 +332,23 @@ describe("liabilities and net worth", () => {
     expect(liab.data.credit_cards[0]?.utilization).toBeCloseTo(123_456 / 500_000, 4);
     expect(liab.data.loans[0]?.balance).toBe(250_000);
     expect(liab.data.loans[0]?.kind).toBe("mortgage");
-    expect(cents(liab.data.totals.total_debt)).toBe(123_456 + 25_000_000);
+    expect(cents(only(liab.data.totals).total_debt)).toBe(123_456 + 25_000_000);
     const weighted = (123_456 * 24 + 25_000_000 * 6) / (123_456 + 25_000_000);
-    expect(liab.data.totals.weighted_apr).toBeCloseTo(weighted, 2);
+    expect(only(liab.data.totals).weighted_apr).toBeCloseTo(weighted, 2);
     const onlyCards = await callTool(getLiabilitiesTool, { types: ["credit"] }, ctx);
     expect(onlyCards.data.loans).toHaveLength(0);
 
     const nw = await callTool(getNetWorthTool, { interval: "none" }, ctx);
-    expect(cents(nw.data.assets)).toBe(3_500_000);
-    expect(cents(nw.data.liabilities)).toBe(25_123_456);
-    expect(cents(nw.data.net_worth)).toBe(3_500_000 - 25_123_456);
+    expect(cents(only(nw.data.totals).assets)).toBe(3_500_000);
+    expect(cents(only(nw.data.totals).liabilities)).toBe(25_123_456);
+    expect(cents(only(nw.data.totals).net_worth)).toBe(3_500_000 - 25_123_456);
     expect(nw.data.history).toEqual([]);
     expect(nw.data.history_starts).toBeNull();
 
     const accounts = await callTool(listAccountsTool, {}, ctx);
     expect(accounts.data.accounts).toHaveLength(5);
     expect(accounts.data.accounts.find((a) => a.type === "credit")?.is_liability).toBe(true);
-    expect(cents(accounts.data.totals.net)).toBe(3_500_000 - 25_123_456);
+    expect(cents(only(accounts.data.totals).net)).toBe(3_500_000 - 25_123_456);
   });
 });
 
@@ -352,8 +359,8 @@ describe("search_transactions", () => {
     const out = await callTool(searchTransactionsTool, { query: "coffee", limit: 5 }, ctx);
     expect(out.data.transactions).toHaveLength(5);
     expect(out.data.summary.count).toBe(320);
-    expect(cents(out.data.summary.outflow)).toBe(coffees.reduce((n, r) => n + r.amountMinor, 0));
-    expect(out.data.summary.inflow).toBe(0);
+    expect(cents(only(out.data.summary.totals).outflow)).toBe(coffees.reduce((n, r) => n + r.amountMinor, 0));
+    expect(only(out.data.summary.totals).inflow).toBe(0);
     expect(out.page?.total_count).toBe(320);
     expect(out.page?.has_more).toBe(true);
     // Newest first.
@@ -383,7 +390,9 @@ describe("search_transactions", () => {
       (r) => r.date >= "2025-10-01" && r.date <= "2025-10-31" && r.amountMinor > 0,
     );
     expect(inflow.data.summary.count).toBe(expectedIn.length);
-    expect(cents(inflow.data.summary.inflow)).toBe(expectedIn.reduce((n, r) => n + r.amountMinor, 0));
+    expect(cents(only(inflow.data.summary.totals).inflow)).toBe(
+      expectedIn.reduce((n, r) => n + r.amountMinor, 0),
+    );
 
     const noTransfers = await callTool(searchTransactionsTool, { ...october, exclude_transfers: true }, ctx);
     expect(noTransfers.data.transactions.some((t) => t.is_transfer)).toBe(false);
@@ -427,7 +436,7 @@ describe("search_transactions", () => {
     const accounts = await callTool(listAccountsTool, { connection_id: otherConnectionId }, ctx);
     expect(accounts.data.accounts).toEqual([]);
     const spending = await callTool(getSpendingBreakdownTool, { account_ids: [otherAccountId] }, ctx);
-    expect(spending.data.total_spending).toBe(0);
+    expect(spending.data.totals).toEqual([]);
     expect(spending.data.groups).toEqual([]);
   });
 

@@ -23,7 +23,7 @@ import { listAccountsTool } from "@/lib/mcp/tools/list-accounts";
 import { listRecurringTool } from "@/lib/mcp/tools/list-recurring";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
-import { callTool, cents, contextFor, createUser, expectedFlow } from "./tools-helpers";
+import { callTool, cents, contextFor, createUser, expectedFlow, only } from "./tools-helpers";
 
 const getDb = useTestDatabase();
 const NOW = new Date("2025-11-10T12:00:00Z");
@@ -150,12 +150,12 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
     const out = await callTool(getSpendingBreakdownTool, { top_n: 50 }, ctx);
     expect(out.data.range).toEqual({ start: "2025-10-01", end: "2025-10-31" });
     const expected = expectedFlow(visible, "2025-10-01", "2025-10-31");
-    expect(cents(out.data.total_spending)).toBe(expected.spending);
+    expect(cents(only(out.data.totals).total_spending)).toBe(expected.spending);
     expect(Object.fromEntries(out.data.groups.map((g) => [g.key, cents(g.amount)]))).toEqual(
       Object.fromEntries(expected.byCategory),
     );
     const previous = expectedFlow(visible, "2025-09-01", "2025-09-30");
-    expect(cents(out.data.previous_total_spending ?? Number.NaN)).toBe(previous.spending);
+    expect(cents(only(out.data.totals).previous_total_spending ?? Number.NaN)).toBe(previous.spending);
     // The transfers of the month were real money movements that do not count.
     expect(visible.some((r) => r.isTransfer && r.date >= "2025-10-01" && r.date <= "2025-10-31")).toBe(true);
   });
@@ -182,8 +182,8 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
     expect(out.data.intervals.at(-1)?.partial).toBe(true);
     expect(out.data.intervals[0]?.partial).toBe(false);
     const all = expectedFlow(visible, out.data.range.start, out.data.range.end);
-    expect(cents(out.data.totals.income)).toBe(all.income);
-    expect(cents(out.data.totals.spending)).toBe(all.spending);
+    expect(cents(only(out.data.totals).income)).toBe(all.income);
+    expect(cents(only(out.data.totals).spending)).toBe(all.spending);
 
     const weekly = await callTool(getCashFlowTool, { interval: "week", period: "last_90_days" }, ctx);
     for (const week of weekly.data.intervals) {
@@ -204,9 +204,9 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
       .reduce((n, a) => n + (a.currentBalanceMinor ?? 0), 0);
     expect(liabilityCents).toBeGreaterThan(0);
     const out = await callTool(getNetWorthTool, {}, ctx);
-    expect(cents(out.data.assets)).toBe(assetCents);
-    expect(cents(out.data.liabilities)).toBe(liabilityCents);
-    expect(cents(out.data.net_worth)).toBe(assetCents - liabilityCents);
+    expect(cents(only(out.data.totals).assets)).toBe(assetCents);
+    expect(cents(only(out.data.totals).liabilities)).toBe(liabilityCents);
+    expect(cents(only(out.data.totals).net_worth)).toBe(assetCents - liabilityCents);
     expect(out.data.history.length).toBeGreaterThan(6);
     expect(out.data.history.at(-1)?.date).toBe("2025-11-10");
     expect(cents(out.data.history.at(-1)?.net_worth ?? Number.NaN)).toBe(assetCents - liabilityCents);
@@ -216,13 +216,13 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
     for (const a of listed.data.accounts.filter((x) => x.is_liability)) {
       expect(a.current_balance ?? -1).toBeGreaterThanOrEqual(0);
     }
-    expect(cents(listed.data.totals.net)).toBe(assetCents - liabilityCents);
+    expect(cents(only(listed.data.totals).net)).toBe(assetCents - liabilityCents);
 
     const debts = await callTool(getLiabilitiesTool, {}, ctx);
-    expect(cents(debts.data.totals.total_debt)).toBe(liabilityCents);
+    expect(cents(only(debts.data.totals).total_debt)).toBe(liabilityCents);
     const overview = await callTool(getFinancialOverviewTool, {}, ctx);
-    expect(cents(overview.data.net_worth)).toBe(assetCents - liabilityCents);
-    expect(cents(overview.data.debt)).toBe(liabilityCents);
+    expect(cents(only(overview.data.totals).net_worth)).toBe(assetCents - liabilityCents);
+    expect(cents(only(overview.data.totals).debt)).toBe(liabilityCents);
   });
 
   it("recurring totals: monthly and yearly equivalents", async () => {
@@ -238,9 +238,9 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
       monthly += -Math.round(-y / 12);
     }
     const out = await callTool(listRecurringTool, {}, ctx);
-    expect(out.data.totals.outflow.count).toBe(streams.length);
-    expect(cents(out.data.totals.outflow.yearly)).toBe(yearly);
-    expect(cents(out.data.totals.outflow.monthly)).toBe(monthly);
+    expect(only(out.data.totals).outflow.count).toBe(streams.length);
+    expect(cents(only(out.data.totals).outflow.yearly)).toBe(yearly);
+    expect(cents(only(out.data.totals).outflow.monthly)).toBe(monthly);
     expect(out.data.streams.every((s) => s.last_amount < 0)).toBe(true);
 
     // Price changes, read independently from each stream's raw posted charges.
@@ -273,8 +273,8 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
       .flatMap((d) => d.recurringStreams)
       .filter((s) => s.isActive && s.direction === "inflow");
     const inflow = await callTool(listRecurringTool, { direction: "inflow" }, ctx);
-    expect(inflow.data.totals.inflow.count).toBe(income.length);
-    expect(cents(inflow.data.totals.inflow.yearly)).toBe(
+    expect(only(inflow.data.totals).inflow.count).toBe(income.length);
+    expect(cents(only(inflow.data.totals).inflow.yearly)).toBe(
       income.reduce((n, s) => n + s.lastAmountMinor * PER_YEAR[s.frequency], 0),
     );
   });
@@ -295,17 +295,17 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
     expect(out.data.transactions).toHaveLength(5);
     expect(out.data.summary.count).toBe(matches.length);
     expect(out.page?.total_count).toBe(matches.length);
-    expect(cents(out.data.summary.inflow)).toBe(
+    expect(cents(only(out.data.summary.totals).inflow)).toBe(
       matches.filter((r) => r.amountMinor > 0).reduce((n, r) => n + r.amountMinor, 0),
     );
-    expect(cents(out.data.summary.outflow)).toBe(
+    expect(cents(only(out.data.summary.totals).outflow)).toBe(
       matches.filter((r) => r.amountMinor < 0).reduce((n, r) => n + r.amountMinor, 0),
     );
 
     // Everything: one row per purchase, the pending and posted phases never both.
     const all = await callTool(searchTransactionsTool, { limit: 1 }, ctx);
     expect(all.data.summary.count).toBe(visible.length);
-    expect(cents(all.data.summary.net)).toBe(visible.reduce((n, r) => n + r.amountMinor, 0));
+    expect(cents(only(all.data.summary.totals).net)).toBe(visible.reduce((n, r) => n + r.amountMinor, 0));
   });
 });
 
@@ -324,10 +324,10 @@ describe("every tool with its defaults and main arguments", () => {
     const holdings = raw.flatMap((d) => d.holdings);
     const value = holdings.reduce((n, h) => n + h.valueMinor, 0);
     const out = await callTool(getInvestmentsTool, {}, ctx);
-    expect(cents(out.data.totals.value)).toBe(value);
-    expect(out.data.totals.holdings_count).toBe(holdings.length);
+    expect(cents(only(out.data.totals).value)).toBe(value);
+    expect(only(out.data.totals).holdings_count).toBe(holdings.length);
     const withBasis = holdings.filter((h) => h.costBasisMinor !== null);
-    expect(cents(out.data.totals.gain)).toBe(
+    expect(cents(only(out.data.totals).gain)).toBe(
       withBasis.reduce((n, h) => n + h.valueMinor - (h.costBasisMinor ?? 0), 0),
     );
     const allocation = await callTool(getInvestmentsTool, { view: "allocation" }, ctx);
@@ -355,12 +355,14 @@ describe("every tool with its defaults and main arguments", () => {
     expect(
       bills.data.bills.every((b) => b.date >= "2025-11-10" && b.date <= "2025-12-25" && b.amount <= 0),
     ).toBe(true);
-    expect(bills.data.cash.projected_lowest_balance).toBeLessThanOrEqual(bills.data.cash.starting_balance);
+    expect(only(bills.data.totals).projected_lowest_balance).toBeLessThanOrEqual(
+      only(bills.data.totals).starting_balance,
+    );
     const cash = raw
       .flatMap((d) => d.accounts)
       .filter((a) => a.type === "depository")
       .reduce((n, a) => n + (a.currentBalanceMinor ?? 0), 0);
-    expect(cents(bills.data.cash.starting_balance)).toBe(cash);
+    expect(cents(only(bills.data.totals).starting_balance)).toBe(cash);
 
     const unusual = await callTool(findUnusualActivityTool, { period: "last_90_days", limit: 100 }, ctx);
     for (const f of unusual.data.findings) {
@@ -405,10 +407,12 @@ describe("a later sync", () => {
     const ctx = await contextFor(db, userId, LATER);
     const out = await callTool(getCashFlowTool, { period: "this_month" }, ctx);
     const f = expectedFlow(laterVisible, "2025-11-01", "2025-11-14");
-    expect(cents(out.data.totals.spending)).toBe(f.spending);
-    expect(cents(out.data.totals.income)).toBe(f.income);
+    expect(cents(only(out.data.totals).spending)).toBe(f.spending);
+    expect(cents(only(out.data.totals).income)).toBe(f.income);
     const all = await callTool(searchTransactionsTool, { limit: 1 }, ctx);
     expect(all.data.summary.count).toBe(stored.size);
-    expect(cents(all.data.summary.net)).toBe([...stored.values()].reduce((n, r) => n + r.amountMinor, 0));
+    expect(cents(only(all.data.summary.totals).net)).toBe(
+      [...stored.values()].reduce((n, r) => n + r.amountMinor, 0),
+    );
   });
 });

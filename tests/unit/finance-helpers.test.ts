@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
+import { toAmount } from "@/lib/finance/currency";
 import { weightedApr } from "@/lib/finance/liabilities";
-import { ratio, toAmount, toCents } from "@/lib/finance/money";
+import { ratio, toCents } from "@/lib/finance/money";
 import { equivalents, latestPriceChange, nextOccurrence, projectDates } from "@/lib/finance/recurring";
 import { bucketsOf } from "@/lib/finance/spending";
 import { cursorShape, decodeCursor, encodeCursor, escapeLike } from "@/lib/finance/transactions";
@@ -13,8 +14,8 @@ describe("money", () => {
     expect(toCents(-7)).toBe(-7);
     expect(toCents(null)).toBe(0);
     expect(() => toCents("1.5")).toThrow();
-    expect(toAmount(12_345)).toBe(123.45);
-    expect(toAmount(-1)).toBe(-0.01);
+    expect(toAmount(12_345, "USD")).toBe(123.45);
+    expect(toAmount(-1, "USD")).toBe(-0.01);
     expect(ratio(1, 3)).toBe(0.3333);
     expect(ratio(1, 0)).toBeNull();
   });

@@ -7,7 +7,6 @@ import {
   mapRecurringStream,
   mapTransaction,
   toDecimalString,
-  toMinor,
 } from "@/lib/banking/plaid/map";
 import { categoryKind } from "@/lib/finance/categories";
 import {
@@ -18,20 +17,14 @@ import {
   plaidTransactions,
 } from "@/tests/fixtures/plaid-data";
 
-/** Cents from a decimal string, by string arithmetic (independent of toMinor's float path). */
+/** Cents from a decimal string, by string arithmetic (independent of toMinorUnits' float path). */
 function centsOf(amount: number): number {
   const [whole, frac = ""] = Math.abs(amount).toFixed(2).split(".");
   return Math.sign(amount) * (Number(whole) * 100 + Number(frac.padEnd(2, "0")));
 }
 
 describe("Plaid → our money", () => {
-  it("converts dollars to cents exactly, rounding half away from zero", () => {
-    expect(toMinor(0.1 + 0.2)).toBe(30);
-    expect(toMinor(1.005)).toBe(101);
-    expect(toMinor(-1.005)).toBe(-101);
-    expect(toMinor(12.345)).toBe(1235);
-    expect(toMinor(245678.9)).toBe(24567890);
-    expect(toMinor(-0.004)).toBe(0);
+  it("keeps decimal strings exact", () => {
     expect(toDecimalString(100.5)).toBe("100.5");
     expect(toDecimalString(1e-7)).toBe("0.0000001");
     expect(toDecimalString(50)).toBe("50");
@@ -83,8 +76,34 @@ describe("Plaid → our money", () => {
     expect(mapAccount({ ...plaidAccounts[0]!, type: "payroll" }).type).toBe("other");
   });
 
+  it("reads each amount in the minor units of its own currency (JPY 0, USD 2, KWD 3 decimals)", () => {
+    const base = plaidTransactions[0]!;
+    expect(mapTransaction({ ...base, amount: 1234, iso_currency_code: "JPY" })).toMatchObject({
+      amountMinor: -1234,
+      currency: "JPY",
+    });
+    expect(mapTransaction({ ...base, amount: -1.234, iso_currency_code: "KWD" }).amountMinor).toBe(1234);
+    expect(
+      mapTransaction({ ...base, amount: 0.5, iso_currency_code: null, unofficial_currency_code: "BTC" }),
+    ).toMatchObject({ amountMinor: -50, currency: "BTC" });
+    const account = mapAccount({
+      ...plaidAccounts[0]!,
+      balances: { current: 250000, available: 240000, limit: null, iso_currency_code: "JPY" },
+    });
+    expect(account).toMatchObject({
+      currency: "JPY",
+      currentBalanceMinor: 250000,
+      availableBalanceMinor: 240000,
+    });
+    const [card] = mapLiabilities(
+      { credit: [{ account_id: "c", minimum_payment_amount: 25.5, last_statement_balance: 1000.125 }] },
+      (id) => (id === "c" ? "KWD" : "USD"),
+    );
+    expect(card).toMatchObject({ minimumPaymentMinor: 25500, lastStatementBalanceMinor: 1000125 });
+  });
+
   it("maps liabilities: the purchase APR, minimum payments, overdue from past_due_amount", () => {
-    const rows = mapLiabilities(plaidItemData().liabilities!);
+    const rows = mapLiabilities(plaidItemData().liabilities!, () => "USD");
     const byKind = Object.fromEntries(rows.map((r) => [r.kind, r]));
     expect(rows).toHaveLength(3);
     expect(byKind.credit).toMatchObject({
@@ -107,9 +126,10 @@ describe("Plaid → our money", () => {
       minimumPaymentMinor: 21033,
       isOverdue: true,
     });
-    const overdue = mapLiabilities({
-      mortgage: [{ account_id: "m", interest_rate: { percentage: 5 }, past_due_amount: 12.5 }],
-    });
+    const overdue = mapLiabilities(
+      { mortgage: [{ account_id: "m", interest_rate: { percentage: 5 }, past_due_amount: 12.5 }] },
+      () => "USD",
+    );
     expect(overdue[0]?.isOverdue).toBe(true);
   });
 

@@ -8,16 +8,16 @@ import { bankAccounts } from "@/db/schema";
 import { requirePageUser } from "@/lib/auth";
 import { canForceSandboxReauth, listConnections, listSandboxInstitutions } from "@/lib/banking/connections";
 import { isPlaidConfigured } from "@/lib/banking/plaid/client";
+import { formatMoney } from "@/lib/finance/currency";
 import { accountKind, syncFailure } from "@/lib/words";
 import { formatDateTime, timezoneOf } from "../format";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Banks · Ledgerlink" };
 
-function formatMoney(minor: number | null, currency: string): string | null {
-  if (minor === null) return null;
-  return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(minor / 100);
-}
+/** A balance in the account's own currency and its decimals (¥1,234, $12.34); null when unknown. */
+const balanceOf = (a: { currentBalanceMinor: number | null; currency: string }) =>
+  a.currentBalanceMinor === null ? null : formatMoney(a.currentBalanceMinor, a.currency);
+export const metadata = { title: "Banks · Ledgerlink" };
 
 export default async function BanksPage({ searchParams }: { searchParams: Promise<{ reconnect?: string }> }) {
   const user = await requirePageUser();
@@ -58,10 +58,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         mask: a.mask,
         type: accountKind(a.type, a.subtype),
         // Credit and loan balances are stored as positive amounts owed: say so.
-        balance:
-          a.type === "credit" || a.type === "loan"
-            ? `${formatMoney(a.currentBalanceMinor, a.currency) ?? "—"} owed`
-            : formatMoney(a.currentBalanceMinor, a.currency),
+        balance: a.type === "credit" || a.type === "loan" ? `${balanceOf(a) ?? "—"} owed` : balanceOf(a),
       })),
   }));
   const allowForceReauth = canForceSandboxReauth();

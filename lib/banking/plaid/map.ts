@@ -9,12 +9,18 @@
  *   (https://plaid.com/docs/api/accounts/#accounts-get-response-accounts-balances-current) → keep.
  * - Recurring stream amounts follow the transaction sign; we keep magnitudes and a direction.
  *
+ * Amounts are decimals in the currency Plaid names beside them (`iso_currency_code`, or
+ * `unofficial_currency_code` for e.g. crypto) and become integer minor units of THAT currency
+ * (lib/finance/currency.ts: JPY 1234 → 1234, KWD 1.234 → 1234, USD 12.34 → 1234). Liabilities
+ * carry no code of their own and take their account's.
+ *
  * Categories come from `personal_finance_category` (primary, detailed) via categoryFromPlaid;
  * TRANSFER_IN / TRANSFER_OUT / LOAN_PAYMENTS_CREDIT_CARD_PAYMENT are movements of the user's own
  * money and are flagged `isTransfer`.
  */
 import type { AccountType } from "@/db/schema";
 import { categoryFromPlaid } from "@/lib/finance/categories";
+import { toMinorUnits } from "@/lib/finance/currency";
 import type {
   ProviderAccount,
   ProviderHolding,
@@ -26,22 +32,14 @@ import type {
   RecurringFrequency,
 } from "../provider";
 
-/** Dollars (a JSON number with up to a few decimals) → integer cents, half away from zero. */
-export function toMinor(amount: number): number {
-  // toFixed(6) first strips binary noise (12.345 * 100 = 1234.4999…), then round half away from zero.
-  const cents = Number((amount * 100).toFixed(6));
-  const rounded = Math.sign(cents) * Math.round(Math.abs(cents));
-  return rounded === 0 ? 0 : rounded; // never -0
-}
-
 /** Plaid's sign flipped to ours (money out negative), without producing -0. */
-export function negatedMinor(amount: number): number {
-  const minor = toMinor(amount);
+export function negatedMinor(amount: number, currency: string): number {
+  const minor = toMinorUnits(amount, currency);
   return minor === 0 ? 0 : -minor;
 }
 
-export function toMinorOrNull(amount: number | null | undefined): number | null {
-  return amount === null || amount === undefined ? null : toMinor(amount);
+export function toMinorOrNull(amount: number | null | undefined, currency: string): number | null {
+  return amount === null || amount === undefined ? null : toMinorUnits(amount, currency);
 }
 
 /** An exact decimal string for numeric(24, 8) columns (never exponent notation). */
@@ -50,8 +48,11 @@ export function toDecimalString(value: number): string {
   return fixed.includes(".") ? fixed.replace(/0+$/, "").replace(/\.$/, "") : fixed;
 }
 
-const currencyOf = (t: { iso_currency_code?: string | null; unofficial_currency_code?: string | null }) =>
-  t.iso_currency_code ?? t.unofficial_currency_code ?? "USD";
+/** The currency of an amount-bearing Plaid object; Plaid sends one of the two codes (USD when neither). */
+export const currencyOf = (t: {
+  iso_currency_code?: string | null;
+  unofficial_currency_code?: string | null;
+}) => t.iso_currency_code ?? t.unofficial_currency_code ?? "USD";
 
 // ───────────────────────────── the Plaid shapes we read ─────────────────────────────
 // Structural subsets of the SDK's types (which have many more required fields), so fixtures
@@ -138,8 +139,16 @@ export interface PlaidRecurringStreamLike {
   predicted_next_date?: string | null;
   frequency: string;
   transaction_ids: string[];
-  average_amount: { amount?: number | null };
-  last_amount: { amount?: number | null };
+  average_amount: {
+    amount?: number | null;
+    iso_currency_code?: string | null;
+    unofficial_currency_code?: string | null;
+  };
+  last_amount: {
+    amount?: number | null;
+    iso_currency_code?: string | null;
+    unofficial_currency_code?: string | null;
+  };
   is_active: boolean;
   status?: string;
   personal_finance_category?: { primary: string; detailed: string } | null;
@@ -166,6 +175,7 @@ export function mapAccount(a: PlaidAccountLike): ProviderAccount {
   const type = (ACCOUNT_TYPES.has(a.type) ? a.type : "other") as AccountType;
   // Plaid's `brokerage` type is an investment account under another name.
   const resolved: AccountType = a.type === "brokerage" ? "investment" : type;
+  const currency = currencyOf(a.balances);
   return {
     providerAccountId: a.account_id,
     name: a.name,
@@ -173,16 +183,17 @@ export function mapAccount(a: PlaidAccountLike): ProviderAccount {
     mask: a.mask ?? null,
     type: resolved,
     subtype: a.subtype ?? null,
-    currency: currencyOf(a.balances),
-    currentBalanceMinor: toMinorOrNull(a.balances.current),
-    availableBalanceMinor: toMinorOrNull(a.balances.available),
-    limitMinor: toMinorOrNull(a.balances.limit),
+    currency,
+    currentBalanceMinor: toMinorOrNull(a.balances.current, currency),
+    availableBalanceMinor: toMinorOrNull(a.balances.available, currency),
+    limitMinor: toMinorOrNull(a.balances.limit, currency),
   };
 }
 
 export function mapTransaction(t: PlaidTransactionLike): ProviderTransaction {
   const pfc = t.personal_finance_category;
   const { category, isTransfer } = categoryFromPlaid(pfc?.primary, pfc?.detailed);
+  const currency = currencyOf(t);
   return {
     providerTransactionId: t.transaction_id,
     providerAccountId: t.account_id,
@@ -191,8 +202,8 @@ export function mapTransaction(t: PlaidTransactionLike): ProviderTransaction {
     authorizedDate: t.authorized_date ?? null,
     name: t.name ?? t.original_description ?? t.merchant_name ?? "Transaction",
     merchantName: t.merchant_name ?? null,
-    amountMinor: negatedMinor(t.amount),
-    currency: currencyOf(t),
+    amountMinor: negatedMinor(t.amount, currency),
+    currency,
     category,
     pending: t.pending,
     isTransfer,
@@ -223,14 +234,15 @@ export function mapSecurity(s: PlaidSecurityLike): ProviderSecurity {
 }
 
 export function mapHolding(h: PlaidHoldingLike): ProviderHolding {
+  const currency = currencyOf(h);
   return {
     providerAccountId: h.account_id,
     providerSecurityId: h.security_id,
     quantity: toDecimalString(h.quantity),
     price: toDecimalString(h.institution_price),
-    valueMinor: toMinor(h.institution_value),
-    costBasisMinor: toMinorOrNull(h.cost_basis),
-    currency: currencyOf(h),
+    valueMinor: toMinorUnits(h.institution_value, currency),
+    costBasisMinor: toMinorOrNull(h.cost_basis, currency),
+    currency,
   };
 }
 
@@ -253,6 +265,7 @@ export function investmentType(type: string, subtype: string): string {
 }
 
 export function mapInvestmentTransaction(t: PlaidInvestmentTransactionLike): ProviderInvestmentTransaction {
+  const currency = currencyOf(t);
   return {
     providerInvestmentTransactionId: t.investment_transaction_id,
     providerAccountId: t.account_id,
@@ -263,9 +276,9 @@ export function mapInvestmentTransaction(t: PlaidInvestmentTransactionLike): Pro
     subtype: t.subtype,
     quantity: toDecimalString(t.quantity),
     price: toDecimalString(t.price),
-    amountMinor: negatedMinor(t.amount),
-    feesMinor: toMinorOrNull(t.fees),
-    currency: currencyOf(t),
+    amountMinor: negatedMinor(t.amount, currency),
+    feesMinor: toMinorOrNull(t.fees, currency),
+    currency,
   };
 }
 
@@ -285,6 +298,7 @@ export function mapRecurringStream(
   const frequency = FREQUENCIES[s.frequency];
   if (!frequency) return null;
   const pfc = s.personal_finance_category;
+  const currency = currencyOf(s.average_amount);
   return {
     providerStreamId: s.stream_id,
     providerAccountId: s.account_id,
@@ -293,8 +307,8 @@ export function mapRecurringStream(
     description: s.description || null,
     category: categoryFromPlaid(pfc?.primary, pfc?.detailed).category,
     frequency,
-    averageAmountMinor: Math.abs(toMinor(s.average_amount.amount ?? 0)),
-    lastAmountMinor: Math.abs(toMinor(s.last_amount.amount ?? 0)),
+    averageAmountMinor: Math.abs(toMinorUnits(s.average_amount.amount ?? 0, currency)),
+    lastAmountMinor: Math.abs(toMinorUnits(s.last_amount.amount ?? 0, currency)),
     firstDate: s.first_date,
     lastDate: s.last_date,
     predictedNextDate: s.predicted_next_date ?? null,
@@ -311,11 +325,20 @@ const pick = (o: Loose, keys: string[]) => {
   return Object.keys(out).length > 0 ? out : null;
 };
 
-/** `/liabilities/get` → one row per liability account (credit cards, student loans, mortgages). */
-export function mapLiabilities(l: PlaidLiabilitiesLike): ProviderLiability[] {
+/**
+ * `/liabilities/get` → one row per liability account (credit cards, student loans, mortgages).
+ * `currencyOfAccount` gives each account's currency (the response's `accounts`), since the
+ * liability amounts carry none.
+ */
+export function mapLiabilities(
+  l: PlaidLiabilitiesLike,
+  currencyOfAccount: (accountId: string) => string,
+): ProviderLiability[] {
   const out: ProviderLiability[] = [];
   for (const c of l.credit ?? []) {
     if (!c.account_id) continue;
+    const currency = currencyOfAccount(c.account_id);
+    const minor = (v: unknown) => toMinorOrNull(num(v), currency);
     const aprs = Array.isArray(c.aprs) ? (c.aprs as Loose[]) : [];
     const purchase = aprs.find((a) => a.apr_type === "purchase_apr") ?? aprs[0];
     const apr = purchase ? num(purchase.apr_percentage) : null;
@@ -323,11 +346,11 @@ export function mapLiabilities(l: PlaidLiabilitiesLike): ProviderLiability[] {
       providerAccountId: c.account_id,
       kind: "credit",
       aprPercentage: apr === null ? null : toDecimalString(apr),
-      minimumPaymentMinor: toMinorOrNull(num(c.minimum_payment_amount)),
+      minimumPaymentMinor: minor(c.minimum_payment_amount),
       nextPaymentDueDate: str(c.next_payment_due_date),
       lastPaymentDate: str(c.last_payment_date),
-      lastPaymentAmountMinor: toMinorOrNull(num(c.last_payment_amount)),
-      lastStatementBalanceMinor: toMinorOrNull(num(c.last_statement_balance)),
+      lastPaymentAmountMinor: minor(c.last_payment_amount),
+      lastStatementBalanceMinor: minor(c.last_statement_balance),
       isOverdue: c.is_overdue === true,
       originationPrincipalMinor: null,
       maturityDate: null,
@@ -341,18 +364,20 @@ export function mapLiabilities(l: PlaidLiabilitiesLike): ProviderLiability[] {
   }
   for (const s of l.student ?? []) {
     if (!s.account_id) continue;
+    const currency = currencyOfAccount(s.account_id);
+    const minor = (v: unknown) => toMinorOrNull(num(v), currency);
     const rate = num(s.interest_rate_percentage);
     out.push({
       providerAccountId: s.account_id,
       kind: "student",
       aprPercentage: rate === null ? null : toDecimalString(rate),
-      minimumPaymentMinor: toMinorOrNull(num(s.minimum_payment_amount)),
+      minimumPaymentMinor: minor(s.minimum_payment_amount),
       nextPaymentDueDate: str(s.next_payment_due_date),
       lastPaymentDate: str(s.last_payment_date),
-      lastPaymentAmountMinor: toMinorOrNull(num(s.last_payment_amount)),
-      lastStatementBalanceMinor: toMinorOrNull(num(s.last_statement_balance)),
+      lastPaymentAmountMinor: minor(s.last_payment_amount),
+      lastStatementBalanceMinor: minor(s.last_statement_balance),
       isOverdue: s.is_overdue === true,
-      originationPrincipalMinor: toMinorOrNull(num(s.origination_principal_amount)),
+      originationPrincipalMinor: minor(s.origination_principal_amount),
       maturityDate: str(s.expected_payoff_date),
       details: pick(s, [
         "loan_name",
@@ -364,6 +389,8 @@ export function mapLiabilities(l: PlaidLiabilitiesLike): ProviderLiability[] {
     });
   }
   for (const m of l.mortgage ?? []) {
+    const currency = currencyOfAccount(m.account_id);
+    const minor = (v: unknown) => toMinorOrNull(num(v), currency);
     const rate = m.interest_rate as Loose | undefined;
     const pct = rate ? num(rate.percentage) : null;
     const pastDue = num(m.past_due_amount);
@@ -371,13 +398,13 @@ export function mapLiabilities(l: PlaidLiabilitiesLike): ProviderLiability[] {
       providerAccountId: m.account_id,
       kind: "mortgage",
       aprPercentage: pct === null ? null : toDecimalString(pct),
-      minimumPaymentMinor: toMinorOrNull(num(m.next_monthly_payment)),
+      minimumPaymentMinor: minor(m.next_monthly_payment),
       nextPaymentDueDate: str(m.next_payment_due_date),
       lastPaymentDate: str(m.last_payment_date),
-      lastPaymentAmountMinor: toMinorOrNull(num(m.last_payment_amount)),
+      lastPaymentAmountMinor: minor(m.last_payment_amount),
       lastStatementBalanceMinor: null,
       isOverdue: pastDue !== null && pastDue > 0,
-      originationPrincipalMinor: toMinorOrNull(num(m.origination_principal_amount)),
+      originationPrincipalMinor: minor(m.origination_principal_amount),
       maturityDate: str(m.maturity_date),
       details: pick(m, [
         "loan_type_description",

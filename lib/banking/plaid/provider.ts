@@ -29,6 +29,7 @@ import {
 } from "../provider";
 import { callPlaid, getPlaidApi, REAUTH_CODES } from "./client";
 import {
+  currencyOf,
   mapAccount,
   mapHolding,
   mapInvestmentTransaction,
@@ -222,7 +223,11 @@ export class PlaidProvider implements BankProvider {
     const data = await callPlaid("/liabilities/get", () =>
       this.api().liabilitiesGet({ access_token: accessToken }),
     );
-    return mapLiabilities(data.liabilities as PlaidLiabilitiesLike);
+    const currencies = new Map(data.accounts.map((a) => [a.account_id, currencyOf(a.balances)]));
+    return mapLiabilities(
+      data.liabilities as PlaidLiabilitiesLike,
+      (accountId) => currencies.get(accountId) ?? "USD",
+    );
   }
 
   /** https://plaid.com/docs/api/products/transactions/#transactionsrecurringget */

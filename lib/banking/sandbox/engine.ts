@@ -25,6 +25,11 @@ export interface AccountSpec {
   limitMinor: number | null;
   /** Balance at the epoch: money held (depository), amount owed (credit). Unused for loans and investments. */
   openingMinor: number;
+  /**
+   * ISO 4217 code of the account; every amount on it is in minor units of this currency (whole
+   * yen for JPY). USD when absent.
+   */
+  currency?: string;
 }
 
 export interface TransactionLifecycle {

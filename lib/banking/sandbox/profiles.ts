@@ -11,6 +11,8 @@
  *   the student loan.
  * - Houndstooth Investments: brokerage, 401(k) and Roth IRA (buys, sells, dividends).
  * - Heavy Ledger Bank (hidden): ten busy accounts and five years, for the benchmark.
+ * - Kranich Global Bank (hidden): a euro current account and card and a yen account, for the
+ *   multi-currency demo (amounts in minor units of each account's currency: cents, whole yen).
  */
 import type { CategoryId } from "@/lib/finance/categories";
 import { addMonths, dayFromYmd, daysInMonth, Rng, weekdayOf, ymdOf } from "./calendar";
@@ -1192,7 +1194,263 @@ const heavy: SandboxProfile = {
   },
 };
 
-export const SANDBOX_PROFILES: readonly SandboxProfile[] = [platypus, tartan, houndstooth, heavy];
+// ───────────────────────────── Kranich Global Bank (EUR and JPY) ─────────────────────────────
+
+const K = { girokonto: "kranich_eur_checking", card: "kranich_eur_card", yen: "kranich_jpy_checking" };
+
+const kranichCard: CardSpec = {
+  accountId: K.card,
+  aprPercentage: "14.90",
+  closeDayOfMonth: 20,
+  dueDaysAfterClose: 22,
+  payFromAccountId: K.girokonto,
+  paymentDelayDays: 15,
+  pays: "full",
+  missChance: 0,
+  paymentName: "KRANICH VISA ABRECHNUNG",
+  cardPaymentName: "ZAHLUNG ERHALTEN - DANKE",
+};
+
+/** Whole yen between two amounts (JPY has no minor unit). */
+const yen = (sim: Simulation, min: number, max: number) => sim.rng.int(min, max);
+
+const kranich: SandboxProfile = {
+  institutionId: "ins_eurobank",
+  name: "Kranich Global Bank",
+  // Linked by the multi_currency demo state; not offered in the connect screen, where every
+  // offered bank is in USD (the sandbox tools suite links them all and checks USD figures).
+  hidden: true,
+  historyMonths: 24,
+  epochDay: EPOCH_2019,
+  accounts: (person) => [
+    {
+      id: K.girokonto,
+      name: "Girokonto",
+      officialName: "Kranich Girokonto Plus",
+      mask: person.masks(),
+      type: "depository",
+      subtype: "checking",
+      limitMinor: null,
+      openingMinor: 420_000,
+      currency: "EUR",
+    },
+    {
+      id: K.card,
+      name: "Kranich Visa",
+      officialName: "Kranich Visa Classic",
+      mask: person.masks(),
+      type: "credit",
+      subtype: "credit card",
+      limitMinor: 300_000,
+      openingMinor: 0,
+      currency: "EUR",
+    },
+    {
+      id: K.yen,
+      name: "Yen Account",
+      officialName: "Kranich Yen Futsu Account",
+      mask: person.masks(),
+      type: "depository",
+      subtype: "checking",
+      limitMinor: null,
+      openingMinor: 250_000,
+      currency: "JPY",
+    },
+  ],
+  cards: [kranichCard],
+  loans: [],
+  securities: [],
+  setup(sim) {
+    const stream = (
+      id: string,
+      accountId: string,
+      merchantName: string,
+      category: CategoryId,
+      direction: "inflow" | "outflow" = "outflow",
+    ) =>
+      sim.addStream({
+        id,
+        accountId,
+        merchantName,
+        description: merchantName,
+        category,
+        frequency: "monthly",
+        direction,
+      });
+    stream("stream_eur_salary", K.girokonto, "Lindwurm GmbH", "income", "inflow");
+    stream("stream_eur_power", K.girokonto, "Stadtwerke Nord", "utilities");
+    stream("stream_eur_music", K.card, "Tunely Music", "subscriptions");
+    stream("stream_jpy_phone", K.yen, "Sakura Mobile", "utilities");
+    stream("stream_jpy_fees", K.yen, "Tsubame Translations", "other_income", "inflow");
+  },
+  onDay(sim, day) {
+    const { rng } = sim;
+    const { dayOfMonth } = ymdOf(day);
+    const card = (input: Omit<Parameters<Simulation["emit"]>[0], "accountId" | "day">) =>
+      sim.emit({ accountId: K.card, day, pendingDays: 1, ...input });
+
+    // Euros: a monthly salary, the power bill, a music subscription on the card, groceries and
+    // shopping on the card (with the odd return), the card paid in full from the Girokonto.
+    if (dayOfMonth === 1) {
+      sim.emit({
+        accountId: K.girokonto,
+        day,
+        amountMinor: 265_000,
+        name: "LINDWURM GMBH GEHALT",
+        merchantName: "Lindwurm GmbH",
+        category: "income",
+        streamId: "stream_eur_salary",
+      });
+    }
+    if (dayOfMonth === 8) {
+      sim.emit({
+        accountId: K.girokonto,
+        day,
+        amountMinor: -rng.cents(62, 96),
+        name: "STADTWERKE NORD LASTSCHRIFT",
+        merchantName: "Stadtwerke Nord",
+        category: "utilities",
+        streamId: "stream_eur_power",
+      });
+    }
+    if (dayOfMonth === 12) {
+      card({
+        amountMinor: -1_099,
+        name: "TUNELY MUSIC",
+        merchantName: "Tunely Music",
+        category: "subscriptions",
+        channel: "online",
+        streamId: "stream_eur_music",
+      });
+    }
+    if (rng.chance(0.3)) {
+      card({
+        amountMinor: -rng.cents(9, 88),
+        name: "REWE MARKT",
+        merchantName: "REWE",
+        category: "groceries",
+        channel: "in store",
+      });
+    }
+    if (rng.chance(0.06)) {
+      const amount = rng.cents(25, 180);
+      card({
+        amountMinor: -amount,
+        name: "ZALANDO SE",
+        merchantName: "Zalando",
+        category: "shopping",
+        channel: "online",
+      });
+      if (rng.chance(0.35)) {
+        sim.emit({
+          accountId: K.card,
+          day: day + rng.int(5, 15),
+          amountMinor: amount,
+          name: "RUECKERSTATTUNG ZALANDO SE",
+          merchantName: "Zalando",
+          category: "shopping",
+          channel: "online",
+          pendingDays: 1,
+        });
+      }
+    }
+    sim.runCard(kranichCard, day);
+
+    // Between own accounts, across currencies: euros out of the Girokonto, yen into the yen
+    // account (each leg in its own account's currency; both are transfers).
+    if (dayOfMonth === 20) {
+      sim.emit({
+        accountId: K.girokonto,
+        day,
+        amountMinor: -30_000,
+        name: "UEBERWEISUNG AN YEN-KONTO",
+        category: "transfer",
+        isTransfer: true,
+      });
+      sim.emit({
+        accountId: K.yen,
+        day: day + 1,
+        amountMinor: yen(sim, 46_000, 50_000),
+        name: "TRANSFER FROM GIROKONTO",
+        category: "transfer",
+        isTransfer: true,
+      });
+    }
+
+    // Yen: translation fees, the phone bill, convenience stores, train fares, and a clothes
+    // shop whose purchases are sometimes returned.
+    if (dayOfMonth === 15) {
+      sim.emit({
+        accountId: K.yen,
+        day,
+        amountMinor: yen(sim, 30_000, 60_000),
+        name: "TSUBAME TRANSLATIONS FEE",
+        merchantName: "Tsubame Translations",
+        category: "other_income",
+        streamId: "stream_jpy_fees",
+      });
+    }
+    if (dayOfMonth === 25) {
+      sim.emit({
+        accountId: K.yen,
+        day,
+        amountMinor: -3_980,
+        name: "SAKURA MOBILE",
+        merchantName: "Sakura Mobile",
+        category: "utilities",
+        streamId: "stream_jpy_phone",
+      });
+    }
+    if (rng.chance(0.4)) {
+      sim.emit({
+        accountId: K.yen,
+        day,
+        amountMinor: -yen(sim, 180, 2_400),
+        name: "LAWSON",
+        merchantName: "Lawson",
+        category: "groceries",
+        channel: "in store",
+        pendingDays: 1,
+      });
+    }
+    if (rng.chance(0.12)) {
+      sim.emit({
+        accountId: K.yen,
+        day,
+        amountMinor: -yen(sim, 170, 1_320),
+        name: "JR EAST SUICA",
+        merchantName: "JR East",
+        category: "transportation",
+      });
+    }
+    if (rng.chance(0.05)) {
+      const amount = yen(sim, 1_990, 12_900);
+      sim.emit({
+        accountId: K.yen,
+        day,
+        amountMinor: -amount,
+        name: "UNIQLO GINZA",
+        merchantName: "Uniqlo",
+        category: "shopping",
+        channel: "in store",
+        pendingDays: 1,
+      });
+      if (rng.chance(0.4)) {
+        sim.emit({
+          accountId: K.yen,
+          day: day + rng.int(3, 12),
+          amountMinor: amount,
+          name: "UNIQLO GINZA RETURN",
+          merchantName: "Uniqlo",
+          category: "shopping",
+          channel: "in store",
+        });
+      }
+    }
+  },
+};
+
+export const SANDBOX_PROFILES: readonly SandboxProfile[] = [platypus, tartan, houndstooth, heavy, kranich];
 
 export function getSandboxProfile(institutionId: string): SandboxProfile | undefined {
   return SANDBOX_PROFILES.find((p) => p.institutionId === institutionId);

@@ -107,7 +107,16 @@ export function versionOn(t: TransactionLifecycle, day: number): Version | null 
   return null;
 }
 
-export function toProviderTransaction(t: TransactionLifecycle, version: Version): ProviderTransaction {
+/** The currency of one of the world's accounts (the sandbox banks default to USD). */
+function currencyOf(world: SandboxWorld, accountId: string): string {
+  return world.sim.accounts.get(accountId)?.currency ?? "USD";
+}
+
+export function toProviderTransaction(
+  t: TransactionLifecycle,
+  version: Version,
+  currency: string,
+): ProviderTransaction {
   const pending = version.kind === "pending";
   const revised = version.kind === "revised" && t.revision;
   return {
@@ -123,7 +132,7 @@ export function toProviderTransaction(t: TransactionLifecycle, version: Version)
       : revised
         ? t.revision!.amountMinor
         : t.amountMinor,
-    currency: "USD",
+    currency,
     category: t.category,
     pending,
     isTransfer: t.isTransfer,
@@ -137,7 +146,7 @@ export function transactionsOn(world: SandboxWorld, startDay: number, day: numbe
   for (const t of world.sim.lifecycles) {
     if (t.authorizedDay < startDay) continue;
     const version = versionOn(t, day);
-    if (version) out.push(toProviderTransaction(t, version));
+    if (version) out.push(toProviderTransaction(t, version, currencyOf(world, t.accountId)));
   }
   return out;
 }
@@ -180,7 +189,10 @@ function computeDiff(
     const after = versionOn(t, toDay);
     if (before?.id === after?.id) {
       if (before && after && before.kind !== after.kind) {
-        modified.push({ kind: "modified", transaction: toProviderTransaction(t, after) });
+        modified.push({
+          kind: "modified",
+          transaction: toProviderTransaction(t, after, currencyOf(world, t.accountId)),
+        });
       }
       continue;
     }
@@ -190,7 +202,12 @@ function computeDiff(
         removed: { providerTransactionId: before.id, providerAccountId: t.accountId },
       });
     }
-    if (after) added.push({ kind: "added", transaction: toProviderTransaction(t, after) });
+    if (after) {
+      added.push({
+        kind: "added",
+        transaction: toProviderTransaction(t, after, currencyOf(world, t.accountId)),
+      });
+    }
   }
   return [...removed, ...added, ...modified];
 }
@@ -361,7 +378,7 @@ export function accountsOn(world: SandboxWorld, day: number): ProviderAccount[] 
       mask: account.mask,
       type: account.type,
       subtype: account.subtype,
-      currency: "USD",
+      currency: account.currency ?? "USD",
       currentBalanceMinor: series.current[0] ?? 0,
       availableBalanceMinor: series.available[0] ?? null,
       limitMinor: account.limitMinor,
@@ -410,7 +427,7 @@ export function holdingsOn(world: SandboxWorld, day: number): ProviderHolding[] 
         price: decimal2(priceCents),
         valueMinor: Math.round((position.quantity4 * priceCents) / 10_000),
         costBasisMinor: position.costMinor,
-        currency: "USD",
+        currency: currencyOf(world, account.id),
       });
     }
     if (cash !== 0) {
@@ -421,7 +438,7 @@ export function holdingsOn(world: SandboxWorld, day: number): ProviderHolding[] 
         price: "1.00",
         valueMinor: cash,
         costBasisMinor: cash,
-        currency: "USD",
+        currency: currencyOf(world, account.id),
       });
     }
   }
@@ -447,7 +464,7 @@ export function investmentTransactionsBetween(
       price: e.priceCents === null ? null : decimal2(e.priceCents),
       amountMinor: e.amountMinor,
       feesMinor: e.feesMinor,
-      currency: "USD",
+      currency: currencyOf(world, e.accountId),
     }));
 }
 

@@ -1,10 +1,11 @@
 /** Tool 11: transactions worth a second look. */
 import { z } from "zod";
-import { toAmount } from "@/lib/finance/money";
+import { toAmount } from "@/lib/finance/currency";
 import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
 import { findUnusualActivity, UNUSUAL_KINDS } from "@/lib/finance/unusual";
 import { defineTool } from "../define-tool";
-import { rangeSchema } from "./shared";
+import { mixedCurrencyWarnings } from "../envelope";
+import { currencySchema, rangeSchema } from "./shared";
 
 export const findUnusualActivityTool = defineTool({
   name: "find_unusual_activity",
@@ -30,6 +31,7 @@ export const findUnusualActivityTool = defineTool({
           id: z.string().nullable(),
           date: z.string(),
           amount: z.number(),
+          currency: currencySchema,
           merchant: z.string(),
           category: z.string(),
           account: z.string(),
@@ -37,7 +39,7 @@ export const findUnusualActivityTool = defineTool({
         typical_amount: z
           .number()
           .nullable()
-          .describe("What this usually costs (same sign as amount), when known."),
+          .describe("What this usually costs (same sign and currency as amount), when known."),
       }),
     ),
     counts: z
@@ -68,15 +70,17 @@ export const findUnusualActivityTool = defineTool({
           transaction: {
             id: f.transaction.id,
             date: f.transaction.date,
-            amount: toAmount(f.transaction.amountCents),
+            amount: toAmount(f.transaction.amountCents, f.transaction.currency),
+            currency: f.transaction.currency,
             merchant: f.transaction.merchant,
             category: f.transaction.category,
             account: f.transaction.account,
           },
-          typical_amount: f.typicalCents === null ? null : toAmount(f.typicalCents),
+          typical_amount: f.typicalCents === null ? null : toAmount(f.typicalCents, f.transaction.currency),
         })),
         counts: result.counts,
       },
+      warnings: mixedCurrencyWarnings(result.findings.map((f) => f.transaction.currency)),
     };
   },
 });

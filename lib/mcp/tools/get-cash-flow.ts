@@ -1,6 +1,7 @@
 /** Tool 5: income, spending, net and savings rate per month or week. */
 import { z } from "zod";
-import { ratio, toAmount } from "@/lib/finance/money";
+import { toAmount } from "@/lib/finance/currency";
+import { ratio } from "@/lib/finance/money";
 import {
   addDays,
   addMonths,
@@ -13,20 +14,21 @@ import {
 } from "@/lib/finance/periods";
 import { CASH_FLOW_INTERVALS, getCashFlow } from "@/lib/finance/spending";
 import { defineTool } from "../define-tool";
-import { accountIdsArg, rangeSchema } from "./shared";
+import { mixedCurrencyWarnings } from "../envelope";
+import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
 
-const flowSchema = z.object({
+const flowShape = {
   income: z.number(),
   spending: z.number().describe("Positive = money spent."),
   net: z.number().describe("income − spending."),
   savings_rate: z.number().nullable().describe("net / income (0.2 = 20%); null when there is no income."),
-});
+};
 
 export const getCashFlowTool = defineTool({
   name: "get_cash_flow",
   title: "Cash flow",
   description:
-    "Income, spending, net (income − spending) and savings rate (net / income) per month or week, with totals and the top income sources. Income = money in from income categories (pay, interest, other income); spending = money out in spending categories with refunds subtracted; transfers between own accounts and card payments are neither. Pending transactions count until they post (then once). Use it for 'am I saving money', 'income vs spending by month'. Defaults: the last 6 months including the current month to date, interval month. Give months (1–24) or dates (period or start_date/end_date) — dates win over months.",
+    "Income, spending, net (income − spending) and savings rate (net / income) per month or week, with totals and the top income sources. Income = money in from income categories (pay, interest, other income); spending = money out in spending categories with refunds subtracted; transfers between own accounts and card payments are neither. Pending transactions count until they post (then once). Use it for 'am I saving money', 'income vs spending by month'. Defaults: the last 6 months including the current month to date, interval month. Give months (1–24) or dates (period or start_date/end_date) — dates win over months. Figures are per currency.",
   input: z.strictObject({
     months: z
       .number()
@@ -47,9 +49,10 @@ export const getCashFlowTool = defineTool({
   data: z.object({
     range: rangeSchema,
     interval: z.enum(CASH_FLOW_INTERVALS),
-    currency: z.string(),
     intervals: z.array(
-      flowSchema.extend({
+      z.object({
+        currency: currencySchema,
+        ...flowShape,
         label: z.string().describe("YYYY-MM, or the Monday of the week."),
         start: z.string(),
         end: z.string(),
@@ -58,9 +61,9 @@ export const getCashFlowTool = defineTool({
           .describe("True when the interval is cut by the range (e.g. the current month to date)."),
       }),
     ),
-    totals: flowSchema,
+    totals: perCurrency(flowShape),
     top_income_sources: z.array(
-      z.object({ source: z.string(), amount: z.number(), count: z.number().int() }),
+      z.object({ currency: currencySchema, source: z.string(), amount: z.number(), count: z.number().int() }),
     ),
   }),
   async run(args, ctx) {
@@ -70,37 +73,43 @@ export const getCashFlowTool = defineTool({
       start: addMonths(startOfMonth(today), -(args.months - 1)),
       end: today,
     };
-    const flow = await getCashFlow(ctx.db, ctx.userId, range, args.interval, args.account_ids);
-    const out = (income: number, spending: number) => ({
-      income: toAmount(income),
-      spending: toAmount(spending),
-      net: toAmount(income - spending),
+    const flows = await getCashFlow(ctx.db, ctx.userId, range, args.interval, args.account_ids);
+    const out = (currency: string, income: number, spending: number) => ({
+      currency,
+      income: toAmount(income, currency),
+      spending: toAmount(spending, currency),
+      net: toAmount(income - spending, currency),
       savings_rate: ratio(income - spending, income),
     });
     return {
       data: {
         range,
         interval: args.interval,
-        currency: "USD",
-        intervals: flow.buckets.map((b) => ({
-          label: b.label,
-          start: b.start,
-          end: b.end,
-          // Cut by the range, or still running today.
-          partial:
-            b.end >= today ||
-            (args.interval === "month"
-              ? b.start !== `${b.label}-01` || b.end !== endOfMonth(b.start)
-              : b.start !== b.label || b.end !== addDays(b.label, 6)),
-          ...out(b.incomeCents, b.spendingCents),
-        })),
-        totals: out(flow.incomeCents, flow.spendingCents),
-        top_income_sources: flow.topIncomeSources.map((s) => ({
-          source: s.source,
-          amount: toAmount(s.cents),
-          count: s.count,
-        })),
+        intervals: flows.flatMap((flow) =>
+          flow.buckets.map((b) => ({
+            ...out(flow.currency, b.incomeCents, b.spendingCents),
+            label: b.label,
+            start: b.start,
+            end: b.end,
+            // Cut by the range, or still running today.
+            partial:
+              b.end >= today ||
+              (args.interval === "month"
+                ? b.start !== `${b.label}-01` || b.end !== endOfMonth(b.start)
+                : b.start !== b.label || b.end !== addDays(b.label, 6)),
+          })),
+        ),
+        totals: flows.map((f) => out(f.currency, f.incomeCents, f.spendingCents)),
+        top_income_sources: flows.flatMap((f) =>
+          f.topIncomeSources.map((s) => ({
+            currency: f.currency,
+            source: s.source,
+            amount: toAmount(s.cents, f.currency),
+            count: s.count,
+          })),
+        ),
       },
+      warnings: mixedCurrencyWarnings(flows.map((f) => f.currency)),
     };
   },
 });

@@ -3,6 +3,8 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { bankAccounts, bankConnections } from "@/db/schema";
 import { defineTool } from "../define-tool";
+import { mixedCurrencyWarnings } from "../envelope";
+import { currencySchema } from "./shared";
 
 const STATUS_LABEL = {
   healthy: "healthy",
@@ -15,7 +17,7 @@ export const getConnectionStatusTool = defineTool({
   name: "get_connection_status",
   title: "Connection status",
   description:
-    "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status (healthy, reauth_required, error, disconnected), last successful sync, last error, warnings (data the bank does not provide, such as investments) and accounts, the timezone periods are read in, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
+    "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status, last successful sync, last error, warnings (data the bank does not provide, such as investments) and accounts, the timezone periods are read in, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
   input: z.strictObject({}),
   data: z.object({
     subscription: z.object({
@@ -42,7 +44,13 @@ export const getConnectionStatusTool = defineTool({
             "Data this bank does not provide (as of the last successful sync): tools show none of it for this bank.",
           ),
         accounts: z.array(
-          z.object({ id: z.string(), name: z.string(), type: z.string(), mask: z.string().nullable() }),
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            type: z.string(),
+            mask: z.string().nullable(),
+            currency: currencySchema,
+          }),
         ),
       }),
     ),
@@ -61,6 +69,7 @@ export const getConnectionStatusTool = defineTool({
           name: bankAccounts.name,
           type: bankAccounts.type,
           mask: bankAccounts.mask,
+          currency: bankAccounts.currency,
           connectionId: bankAccounts.connectionId,
         })
         .from(bankAccounts)
@@ -87,12 +96,13 @@ export const getConnectionStatusTool = defineTool({
           warnings: warningsOf.get(c.id) ?? [],
           accounts: accounts
             .filter((a) => a.connectionId === c.id)
-            .map((a) => ({ id: a.id, name: a.name, type: a.type, mask: a.mask })),
+            .map((a) => ({ id: a.id, name: a.name, type: a.type, mask: a.mask, currency: a.currency })),
         })),
         add_bank_url: access.links.banks,
         timezone: ctx.timezone,
         settings_url: access.links.settings,
       },
+      warnings: mixedCurrencyWarnings(accounts.map((a) => a.currency)),
     };
   },
 });

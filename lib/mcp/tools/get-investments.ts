@@ -1,26 +1,35 @@
 /** Tool 8: investment holdings, allocation, and investment transactions. */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { toAmount } from "@/lib/finance/currency";
 import {
+  type AllocationRow,
   getAllocation,
   getHoldingTotals,
+  type HoldingTotals,
   listHoldings,
   listInvestmentTransactions,
 } from "@/lib/finance/investments";
-import { ratio, toAmount } from "@/lib/finance/money";
+import { ratio } from "@/lib/finance/money";
 import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
 import { decodeCursor, encodeCursor } from "@/lib/finance/transactions";
 import { defineTool } from "../define-tool";
-import { accountIdsArg, rangeSchema } from "./shared";
+import { mixedCurrencyWarnings } from "../envelope";
+import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
 
 const VIEWS = ["holdings", "allocation", "transactions"] as const;
-const shareSchema = z.object({ key: z.string(), value: z.number(), share: z.number().nullable() });
+const shareSchema = z.object({
+  currency: currencySchema,
+  key: z.string(),
+  value: z.number(),
+  share: z.number().nullable(),
+});
 
 export const getInvestmentsTool = defineTool({
   name: "get_investments",
   title: "Investments",
   description:
-    "The user's investment and retirement accounts. view holdings (default): positions with quantity, price, value, cost basis and gain, largest first; view allocation: value and share by security type (equity, etf, mutual fund, fixed income, cash …) and by account; view transactions: buys (negative cash), sells, dividends, fees, contributions with a sum per type over all matches (dates default last_90_days). Totals (value, cost basis, gain) always cover every holding. Use it for 'how are my investments doing', 'what is my allocation', 'dividends this year'. limit 50 (max 250) with cursor for holdings and transactions.",
+    "The user's investment and retirement accounts. view holdings (default): positions with quantity, price, value, cost basis and gain, largest first; view allocation: value and share by security type (equity, etf, mutual fund, fixed income, cash …) and by account; view transactions: buys (negative cash), sells, dividends, fees, contributions with a sum per type over all matches (dates default last_90_days). Totals (value, cost basis, gain) always cover every holding, per currency. Use it for 'how are my investments doing', 'what is my allocation', 'dividends this year'. limit 50 (max 250) with cursor for holdings and transactions.",
   input: z.strictObject({
     view: z.enum(VIEWS).default("holdings").describe("holdings (default), allocation, or transactions."),
     account_ids: accountIdsArg,
@@ -35,8 +44,7 @@ export const getInvestmentsTool = defineTool({
   }),
   data: z.object({
     view: z.enum(VIEWS),
-    currency: z.string(),
-    totals: z.object({
+    totals: perCurrency({
       value: z.number(),
       cost_basis: z.number().describe("Sum of reported cost bases."),
       gain: z.number().describe("value − cost basis over positions that report a cost basis."),
@@ -48,6 +56,7 @@ export const getInvestmentsTool = defineTool({
         z.object({
           account: z.string(),
           account_id: z.string(),
+          currency: currencySchema,
           security: z.string(),
           ticker: z.string().nullable(),
           type: z.string(),
@@ -68,6 +77,7 @@ export const getInvestmentsTool = defineTool({
           id: z.string(),
           date: z.string(),
           account: z.string(),
+          currency: currencySchema,
           name: z.string(),
           type: z.string(),
           security: z.string().nullable(),
@@ -80,22 +90,26 @@ export const getInvestmentsTool = defineTool({
       )
       .optional(),
     transactions_by_type: z
-      .array(z.object({ type: z.string(), amount: z.number(), count: z.number().int() }))
+      .array(
+        z.object({ currency: currencySchema, type: z.string(), amount: z.number(), count: z.number().int() }),
+      )
       .optional()
       .describe("Sum and count per type over ALL matching transactions."),
   }),
   async run(args, ctx) {
-    const baseOf = (totals: Awaited<ReturnType<typeof getHoldingTotals>>) => ({
+    const baseOf = (totals: HoldingTotals[]) => ({
       view: args.view,
-      currency: "USD",
-      totals: {
-        value: toAmount(totals.valueCents),
-        cost_basis: toAmount(totals.costBasisCents),
-        gain: toAmount(totals.gainCents),
-        gain_pct: ratio(totals.gainCents, totals.costBasisCents),
-        holdings_count: totals.count,
-      },
+      totals: totals.map((t) => ({
+        currency: t.currency,
+        value: toAmount(t.valueCents, t.currency),
+        cost_basis: toAmount(t.costBasisCents, t.currency),
+        gain: toAmount(t.gainCents, t.currency),
+        gain_pct: ratio(t.gainCents, t.costBasisCents),
+        holdings_count: t.count,
+      })),
     });
+    const warningsOf = (totals: HoldingTotals[], more: Array<{ currency: string }> = []) =>
+      mixedCurrencyWarnings([...totals, ...more].map((t) => t.currency));
     // The totals and the view's own rows are read together (one round trip).
     const totalsQuery = () => getHoldingTotals(ctx.db, ctx.userId, args.account_ids);
     const { range } = resolveDateArgs(args, ctx, "last_90_days");
@@ -126,13 +140,20 @@ export const getInvestmentsTool = defineTool({
         totalsQuery(),
         getAllocation(ctx.db, ctx.userId, args.account_ids),
       ]);
-      const shares = (rows: Array<{ key: string; cents: number }>) =>
-        rows.map((r) => ({ key: r.key, value: toAmount(r.cents), share: ratio(r.cents, totals.valueCents) }));
+      const totalValue = new Map(totals.map((t) => [t.currency, t.valueCents]));
+      const shares = (rows: AllocationRow[]) =>
+        rows.map((r) => ({
+          currency: r.currency,
+          key: r.key,
+          value: toAmount(r.cents, r.currency),
+          share: ratio(r.cents, totalValue.get(r.currency) ?? 0),
+        }));
       return {
         data: {
           ...baseOf(totals),
           allocation: { by_type: shares(allocation.byType), by_account: shares(allocation.byAccount) },
         },
+        warnings: warningsOf(totals),
       };
     }
 
@@ -154,21 +175,24 @@ export const getInvestmentsTool = defineTool({
             id: r.id,
             date: r.date,
             account: r.accountName,
+            currency: r.currency,
             name: r.name,
             type: r.type,
             security: r.security,
             ticker: r.ticker,
             quantity: r.quantity,
             price: r.price,
-            amount: toAmount(r.amountCents),
-            fees: r.feesCents === null ? null : toAmount(r.feesCents),
+            amount: toAmount(r.amountCents, r.currency),
+            fees: r.feesCents === null ? null : toAmount(r.feesCents, r.currency),
           })),
           transactions_by_type: result.byType.map((t) => ({
+            currency: t.currency,
             type: t.type,
-            amount: toAmount(t.cents),
+            amount: toAmount(t.cents, t.currency),
             count: t.count,
           })),
         },
+        warnings: warningsOf(totals, result.byType),
         page: {
           ...(result.nextKey ? { next_cursor: encodeCursor(result.nextKey, fingerprint) } : {}),
           has_more: result.hasMore,
@@ -191,18 +215,20 @@ export const getInvestmentsTool = defineTool({
           return {
             account: h.accountName,
             account_id: h.accountId,
+            currency: h.currency,
             security: h.security,
             ticker: h.ticker,
             type: h.type,
             quantity: h.quantity,
             price: h.price,
-            value: toAmount(h.valueCents),
-            cost_basis: h.costBasisCents === null ? null : toAmount(h.costBasisCents),
-            gain: gain === null ? null : toAmount(gain),
+            value: toAmount(h.valueCents, h.currency),
+            cost_basis: h.costBasisCents === null ? null : toAmount(h.costBasisCents, h.currency),
+            gain: gain === null ? null : toAmount(gain, h.currency),
             gain_pct: gain === null || h.costBasisCents === null ? null : ratio(gain, h.costBasisCents),
           };
         }),
       },
+      warnings: warningsOf(totals),
       page: {
         ...(hasMore ? { next_cursor: encodeCursor([offset + args.limit], fingerprint) } : {}),
         has_more: hasMore,

@@ -8,11 +8,18 @@ import {
   getNetWorthHistory,
   isLiabilityType,
 } from "@/lib/finance/accounts";
-import { toAmount } from "@/lib/finance/money";
+import { toAmount } from "@/lib/finance/currency";
 import { addDays, addMonths, endOfMonth, todayIn } from "@/lib/finance/periods";
 import { defineTool } from "../define-tool";
+import { mixedCurrencyWarnings } from "../envelope";
+import { currencySchema, perCurrency } from "./shared";
 
 const INTERVALS = ["month", "week", "day", "none"] as const;
+const byTypeSchema = z.object({
+  type: z.enum(ACCOUNT_TYPES),
+  amount: z.number(),
+  accounts: z.number().int(),
+});
 
 /** Dates of the history points: each interval's last day after `start`, ending with today. */
 export function historyDates(today: string, months: number, interval: (typeof INTERVALS)[number]): string[] {
@@ -36,7 +43,7 @@ export const getNetWorthTool = defineTool({
   name: "get_net_worth",
   title: "Net worth",
   description:
-    "Net worth = assets (cash, investments, other) minus liabilities (credit cards and loans, as positive amounts owed), now and by account type, with a history from daily balance snapshots. Use it for 'what is my net worth', 'how has my net worth changed'. Defaults: interval month over the last 12 months (one point per month end, then today). interval none returns only the current figures. History starts at the first snapshot (history_starts); earlier points are omitted.",
+    "Net worth = assets (cash, investments, other) minus liabilities (credit cards and loans, as positive amounts owed), now and by account type, with a history from daily balance snapshots. Use it for 'what is my net worth', 'how has my net worth changed'. Defaults: interval month over the last 12 months (one point per month end, then today). interval none returns only the current figures. History starts at the first snapshot (history_starts); earlier points are omitted. Figures are per currency.",
   input: z.strictObject({
     interval: z
       .enum(INTERVALS)
@@ -52,18 +59,21 @@ export const getNetWorthTool = defineTool({
   }),
   data: z.object({
     as_of: z.string().describe("Today's date in the user's timezone."),
-    currency: z.string(),
-    net_worth: z.number(),
-    assets: z.number(),
-    liabilities: z.number().describe("Total owed, positive."),
-    assets_by_type: z.array(
-      z.object({ type: z.enum(ACCOUNT_TYPES), amount: z.number(), accounts: z.number().int() }),
-    ),
-    liabilities_by_type: z.array(
-      z.object({ type: z.enum(ACCOUNT_TYPES), amount: z.number(), accounts: z.number().int() }),
-    ),
+    totals: perCurrency({
+      net_worth: z.number(),
+      assets: z.number(),
+      liabilities: z.number().describe("Total owed, positive."),
+      assets_by_type: z.array(byTypeSchema),
+      liabilities_by_type: z.array(byTypeSchema),
+    }),
     history: z.array(
-      z.object({ date: z.string(), assets: z.number(), liabilities: z.number(), net_worth: z.number() }),
+      z.object({
+        currency: currencySchema,
+        date: z.string(),
+        assets: z.number(),
+        liabilities: z.number(),
+        net_worth: z.number(),
+      }),
     ),
     history_starts: z.string().nullable().describe("Date of the first balance snapshot; null when none yet."),
   }),
@@ -81,36 +91,33 @@ export const getNetWorthTool = defineTool({
       getNetWorthHistory(ctx.db, ctx.userId, historyDates(today, args.months, args.interval)),
     ]);
     const history = historyStart ? points.filter((p) => p.date >= historyStart) : [];
-    const byType = (liability: boolean) =>
-      totals.byType
-        .filter((t) => isLiabilityType(t.type) === liability)
-        .map((t) => ({ type: t.type, amount: toAmount(t.cents), accounts: t.count }));
     return {
       data: {
         as_of: today,
-        currency: totals.currencies[0] ?? "USD",
-        net_worth: toAmount(totals.netWorthCents),
-        assets: toAmount(totals.assetsCents),
-        liabilities: toAmount(totals.liabilitiesCents),
-        assets_by_type: byType(false),
-        liabilities_by_type: byType(true),
+        totals: totals.map((t) => {
+          const byType = (liability: boolean) =>
+            t.byType
+              .filter((b) => isLiabilityType(b.type) === liability)
+              .map((b) => ({ type: b.type, amount: toAmount(b.cents, t.currency), accounts: b.count }));
+          return {
+            currency: t.currency,
+            net_worth: toAmount(t.netWorthCents, t.currency),
+            assets: toAmount(t.assetsCents, t.currency),
+            liabilities: toAmount(t.liabilitiesCents, t.currency),
+            assets_by_type: byType(false),
+            liabilities_by_type: byType(true),
+          };
+        }),
         history: history.map((p) => ({
+          currency: p.currency,
           date: p.date,
-          assets: toAmount(p.assetsCents),
-          liabilities: toAmount(p.liabilitiesCents),
-          net_worth: toAmount(p.assetsCents - p.liabilitiesCents),
+          assets: toAmount(p.assetsCents, p.currency),
+          liabilities: toAmount(p.liabilitiesCents, p.currency),
+          net_worth: toAmount(p.assetsCents - p.liabilitiesCents, p.currency),
         })),
         history_starts: historyStart,
       },
-      warnings:
-        totals.currencies.length > 1
-          ? [
-              {
-                code: "MIXED_CURRENCIES",
-                message: `Accounts are in several currencies (${totals.currencies.join(", ")}); totals add them without conversion.`,
-              },
-            ]
-          : undefined,
+      warnings: mixedCurrencyWarnings([...totals.map((t) => t.currency), ...history.map((p) => p.currency)]),
     };
   },
 });

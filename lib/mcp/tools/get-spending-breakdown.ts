@@ -1,16 +1,18 @@
 /** Tool 4: where the money went, by category, merchant, account or month. */
 import { z } from "zod";
-import { ratio, toAmount } from "@/lib/finance/money";
+import { toAmount } from "@/lib/finance/currency";
+import { ratio } from "@/lib/finance/money";
 import { dateArgsShape, previousRange, resolveDateArgs } from "@/lib/finance/periods";
 import { getSpendingByGroup, SPENDING_GROUPS } from "@/lib/finance/spending";
 import { defineTool } from "../define-tool";
-import { accountIdsArg, rangeSchema } from "./shared";
+import { mixedCurrencyWarnings } from "../envelope";
+import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
 
 export const getSpendingBreakdownTool = defineTool({
   name: "get_spending_breakdown",
   title: "Spending breakdown",
   description:
-    "Breaks the user's spending down by category, merchant, account or month, with each group's amount, share of total, transaction count and, by default, the previous period's amount and the change. Spending is money out in spending categories: transfers between own accounts and card payments are excluded, refunds lower their category, income is not included; pending charges count until they post (then once). Amounts are positive = money spent. Use it for 'where did my money go', 'how much on restaurants last month', 'top merchants'. Defaults: group_by category, last_month, compare_to_previous true, top 15 groups (max 50); the rest is summed in `other`, and total_spending covers every group.",
+    "Breaks the user's spending down by category, merchant, account or month, with each group's amount, share of total, transaction count and, by default, the previous period's amount and the change. Spending is money out in spending categories: transfers between own accounts and card payments are excluded, refunds lower their category, income is not included; pending charges count until they post (then once). Amounts are positive = money spent. Use it for 'where did my money go', 'how much on restaurants last month', 'top merchants'. Defaults: group_by category, last_month, compare_to_previous true, top 15 groups (max 50); the rest is summed in `other`, and total_spending covers every group. Per currency: top_n and shares apply within each.",
   input: z.strictObject({
     group_by: z
       .enum(SPENDING_GROUPS)
@@ -28,26 +30,28 @@ export const getSpendingBreakdownTool = defineTool({
     range: rangeSchema,
     previous_range: rangeSchema.nullable(),
     group_by: z.enum(SPENDING_GROUPS),
-    currency: z.string(),
-    total_spending: z.number().describe("All spending in the range (every group, not only those listed)."),
-    previous_total_spending: z.number().nullable(),
-    change: z.number().nullable().describe("total_spending − previous_total_spending."),
+    totals: perCurrency({
+      total_spending: z.number().describe("All spending in the range (every group, not only those listed)."),
+      previous_total_spending: z.number().nullable(),
+      change: z.number().nullable().describe("total_spending − previous_total_spending."),
+      other: z
+        .object({ groups: z.number().int(), amount: z.number(), count: z.number().int() })
+        .nullable()
+        .describe("Groups beyond top_n, summed."),
+    }),
     groups: z.array(
       z.object({
+        currency: currencySchema,
         key: z.string().describe("Category id, merchant, account id, or YYYY-MM."),
         label: z.string(),
         amount: z.number(),
-        share: z.number().nullable().describe("amount / total_spending, 0–1."),
+        share: z.number().nullable().describe("amount / total_spending of its currency, 0–1."),
         count: z.number().int(),
         previous_amount: z.number().nullable(),
         change: z.number().nullable(),
         change_pct: z.number().nullable().describe("change / previous_amount (e.g. 0.25 = +25%)."),
       }),
     ),
-    other: z
-      .object({ groups: z.number().int(), amount: z.number(), count: z.number().int() })
-      .nullable()
-      .describe("Groups beyond top_n, summed."),
   }),
   async run(args, ctx) {
     const { range, period } = resolveDateArgs(args, ctx, "last_month");
@@ -57,42 +61,49 @@ export const getSpendingBreakdownTool = defineTool({
       getSpendingByGroup(ctx.db, ctx.userId, range, args.group_by, args.account_ids),
       previous ? getSpendingByGroup(ctx.db, ctx.userId, previous, args.group_by, args.account_ids) : null,
     ]);
-    const previousByKey = new Map(before?.groups.map((g) => [g.key, g.cents]) ?? []);
-    const top = current.groups.slice(0, args.top_n);
-    const rest = current.groups.slice(args.top_n);
-    const restCents = rest.reduce((n, g) => n + g.cents, 0);
-    return {
-      data: {
-        range,
-        previous_range: previous,
-        group_by: args.group_by,
-        currency: "USD",
-        total_spending: toAmount(current.totalCents),
-        previous_total_spending: before ? toAmount(before.totalCents) : null,
-        change: before ? toAmount(current.totalCents - before.totalCents) : null,
-        groups: top.map((g) => {
-          const prev = before ? (previousByKey.get(g.key) ?? 0) : null;
-          return {
-            key: g.key,
-            label: g.label,
-            amount: toAmount(g.cents),
-            share: ratio(g.cents, current.totalCents),
-            count: g.count,
-            previous_amount: prev === null ? null : toAmount(prev),
-            change: prev === null ? null : toAmount(g.cents - prev),
-            change_pct:
-              prev === null || prev <= 0 ? null : Math.round(((g.cents - prev) / prev) * 10_000) / 10_000,
-          };
-        }),
+    const currencies = [...new Set([...current, ...(before ?? [])].map((c) => c.currency))].sort();
+    const groups = [];
+    const totals = [];
+    for (const currency of currencies) {
+      const amount = (minor: number) => toAmount(minor, currency);
+      const now = current.find((c) => c.currency === currency) ?? { groups: [], totalCents: 0 };
+      const then =
+        before?.find((c) => c.currency === currency) ?? (before ? { groups: [], totalCents: 0 } : null);
+      const previousByKey = new Map(then?.groups.map((g) => [g.key, g.cents]) ?? []);
+      const rest = now.groups.slice(args.top_n);
+      for (const g of now.groups.slice(0, args.top_n)) {
+        const prev = then ? (previousByKey.get(g.key) ?? 0) : null;
+        groups.push({
+          currency,
+          key: g.key,
+          label: g.label,
+          amount: amount(g.cents),
+          share: ratio(g.cents, now.totalCents),
+          count: g.count,
+          previous_amount: prev === null ? null : amount(prev),
+          change: prev === null ? null : amount(g.cents - prev),
+          change_pct:
+            prev === null || prev <= 0 ? null : Math.round(((g.cents - prev) / prev) * 10_000) / 10_000,
+        });
+      }
+      totals.push({
+        currency,
+        total_spending: amount(now.totalCents),
+        previous_total_spending: then ? amount(then.totalCents) : null,
+        change: then ? amount(now.totalCents - then.totalCents) : null,
         other:
           rest.length > 0
             ? {
                 groups: rest.length,
-                amount: toAmount(restCents),
+                amount: amount(rest.reduce((n, g) => n + g.cents, 0)),
                 count: rest.reduce((n, g) => n + g.count, 0),
               }
             : null,
-      },
+      });
+    }
+    return {
+      data: { range, previous_range: previous, group_by: args.group_by, totals, groups },
+      warnings: mixedCurrencyWarnings(currencies),
     };
   },
 });

@@ -1,16 +1,17 @@
 /** Tool 7: bills and card/loan payments due soon, and the projected lowest cash balance. */
 import { z } from "zod";
 import { getUpcomingBills } from "@/lib/finance/bills";
-import { toAmount } from "@/lib/finance/money";
+import { toAmount } from "@/lib/finance/currency";
 import { todayIn } from "@/lib/finance/periods";
 import { defineTool } from "../define-tool";
-import { rangeSchema } from "./shared";
+import { mixedCurrencyWarnings } from "../envelope";
+import { currencySchema, perCurrency, rangeSchema } from "./shared";
 
 export const getUpcomingBillsTool = defineTool({
   name: "get_upcoming_bills",
   title: "Upcoming bills",
   description:
-    "Lists bills expected from today through the next days_ahead days: recurring charges projected from their frequency, and credit-card and loan payment due dates (minimum payment), with the total due, the recurring income expected in the window, and a projection of the cash balance (checking and savings) to its lowest point and date. The projection is an estimate: charges on a card move cash only when the card is paid. Amounts: money out negative. Use it for 'what bills are coming up', 'will I have enough money until payday'. Default days_ahead 30 (max 90).",
+    "Lists bills expected from today through the next days_ahead days: recurring charges projected from their frequency, and credit-card and loan payment due dates (minimum payment), with the total due, the recurring income expected in the window, and a projection of the cash balance (checking and savings) to its lowest point and date. The projection is an estimate: charges on a card move cash only when the card is paid. Amounts: money out negative. Totals and projection are per currency. Use it for 'what bills are coming up', 'will I have enough money until payday'. Default days_ahead 30 (max 90).",
   input: z.strictObject({
     days_ahead: z
       .number()
@@ -22,9 +23,9 @@ export const getUpcomingBillsTool = defineTool({
   }),
   data: z.object({
     window: rangeSchema,
-    currency: z.string(),
     bills: z.array(
       z.object({
+        currency: currencySchema,
         date: z.string(),
         name: z.string(),
         amount: z.number().describe("Negative = money out."),
@@ -34,11 +35,17 @@ export const getUpcomingBillsTool = defineTool({
         category: z.string().nullable(),
       }),
     ),
-    total_due: z.number().describe("Sum of all listed bills (negative)."),
     expected_income: z.array(
-      z.object({ date: z.string(), name: z.string(), amount: z.number(), account: z.string() }),
+      z.object({
+        currency: currencySchema,
+        date: z.string(),
+        name: z.string(),
+        amount: z.number(),
+        account: z.string(),
+      }),
     ),
-    cash: z.object({
+    totals: perCurrency({
+      total_due: z.number().describe("Sum of the listed bills (negative)."),
       starting_balance: z.number().describe("Current checking and savings balances."),
       projected_lowest_balance: z.number(),
       projected_lowest_date: z.string(),
@@ -51,30 +58,37 @@ export const getUpcomingBillsTool = defineTool({
     return {
       data: {
         window: result.window,
-        currency: "USD",
         bills: result.bills.map((b) => ({
+          currency: b.currency,
           date: b.date,
           name: b.name,
-          amount: toAmount(b.amountCents),
+          amount: toAmount(b.amountCents, b.currency),
           kind: b.kind,
           frequency: b.frequency,
           account: b.account,
           category: b.category,
         })),
-        total_due: toAmount(result.bills.reduce((n, b) => n + b.amountCents, 0)),
         expected_income: result.income.map((i) => ({
+          currency: i.currency,
           date: i.date,
           name: i.name,
-          amount: toAmount(i.amountCents),
+          amount: toAmount(i.amountCents, i.currency),
           account: i.account,
         })),
-        cash: {
-          starting_balance: toAmount(result.startingCashCents),
-          projected_lowest_balance: toAmount(result.lowest.cents),
-          projected_lowest_date: result.lowest.date,
-          projected_ending_balance: toAmount(result.endingCashCents),
-        },
+        totals: result.cash.map((c) => {
+          const amount = (minor: number) => toAmount(minor, c.currency);
+          const due = result.bills.filter((b) => b.currency === c.currency);
+          return {
+            currency: c.currency,
+            total_due: amount(due.reduce((n, b) => n + b.amountCents, 0)),
+            starting_balance: amount(c.startingCashCents),
+            projected_lowest_balance: amount(c.lowest.cents),
+            projected_lowest_date: c.lowest.date,
+            projected_ending_balance: amount(c.endingCashCents),
+          };
+        }),
       },
+      warnings: mixedCurrencyWarnings(result.cash.map((c) => c.currency)),
     };
   },
 });

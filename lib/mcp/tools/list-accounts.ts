@@ -1,8 +1,10 @@
 /** Tool 2: the user's bank accounts with balances. */
 import { z } from "zod";
 import { ACCOUNT_TYPES, isLiabilityType, listAccounts } from "@/lib/finance/accounts";
-import { toAmount } from "@/lib/finance/money";
+import { groupByCurrency, toAmount } from "@/lib/finance/currency";
 import { defineTool } from "../define-tool";
+import { mixedCurrencyWarnings } from "../envelope";
+import { currencySchema, perCurrency } from "./shared";
 
 const accountSchema = z.object({
   id: z.string(),
@@ -13,7 +15,7 @@ const accountSchema = z.object({
   subtype: z.string().nullable(),
   institution: z.string(),
   connection_id: z.string(),
-  currency: z.string(),
+  currency: currencySchema,
   current_balance: z
     .number()
     .nullable()
@@ -29,7 +31,7 @@ export const listAccountsTool = defineTool({
   name: "list_accounts",
   title: "List accounts",
   description:
-    "Lists the user's linked bank accounts (checking, savings, credit cards, loans, investment and retirement accounts) with current and available balance, credit limit, last digits (mask), type, institution and whether the account is a liability, plus totals of assets, liabilities and net. Use it to answer 'what accounts do I have', 'what is my balance', or to get account ids for other tools. Credit and loan balances are positive amounts owed. Defaults: all types, all banks, closed accounts hidden.",
+    "Lists the user's linked bank accounts (checking, savings, credit cards, loans, investment and retirement accounts) with current and available balance, credit limit, last digits (mask), type, institution and whether the account is a liability, plus totals of assets, liabilities and net per currency. Use it to answer 'what accounts do I have', 'what is my balance', or to get account ids for other tools. Credit and loan balances are positive amounts owed. Defaults: all types, all banks, closed accounts hidden.",
   input: z.strictObject({
     types: z
       .array(z.enum(ACCOUNT_TYPES))
@@ -46,11 +48,10 @@ export const listAccountsTool = defineTool({
   }),
   data: z.object({
     accounts: z.array(accountSchema),
-    totals: z.object({
+    totals: perCurrency({
       assets: z.number().describe("Sum of balances of the listed non-liability accounts."),
       liabilities: z.number().describe("Sum owed on the listed credit and loan accounts (positive)."),
       net: z.number().describe("assets − liabilities."),
-      currency: z.string(),
     }),
   }),
   async run(args, ctx) {
@@ -59,13 +60,21 @@ export const listAccountsTool = defineTool({
       connectionId: args.connection_id,
       includeClosed: args.include_closed,
     });
-    // Integer cents over the complete list (never paged).
-    let assets = 0;
-    let liabilities = 0;
-    for (const r of rows) {
-      if (isLiabilityType(r.type)) liabilities += r.currentCents ?? 0;
-      else assets += r.currentCents ?? 0;
-    }
+    // Integer minor units over the complete list (never paged), once per currency.
+    const totals = groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
+      let assets = 0;
+      let liabilities = 0;
+      for (const r of ofCurrency) {
+        if (isLiabilityType(r.type)) liabilities += r.currentCents ?? 0;
+        else assets += r.currentCents ?? 0;
+      }
+      return {
+        currency,
+        assets: toAmount(assets, currency),
+        liabilities: toAmount(liabilities, currency),
+        net: toAmount(assets - liabilities, currency),
+      };
+    });
     return {
       data: {
         accounts: rows.map((r) => ({
@@ -78,20 +87,16 @@ export const listAccountsTool = defineTool({
           institution: r.institution,
           connection_id: r.connectionId,
           currency: r.currency,
-          current_balance: r.currentCents === null ? null : toAmount(r.currentCents),
-          available_balance: r.availableCents === null ? null : toAmount(r.availableCents),
-          limit: r.limitCents === null ? null : toAmount(r.limitCents),
+          current_balance: r.currentCents === null ? null : toAmount(r.currentCents, r.currency),
+          available_balance: r.availableCents === null ? null : toAmount(r.availableCents, r.currency),
+          limit: r.limitCents === null ? null : toAmount(r.limitCents, r.currency),
           is_liability: isLiabilityType(r.type),
           is_closed: r.isClosed,
           balance_as_of: r.balanceAsOf ? r.balanceAsOf.toISOString() : null,
         })),
-        totals: {
-          assets: toAmount(assets),
-          liabilities: toAmount(liabilities),
-          net: toAmount(assets - liabilities),
-          currency: rows[0]?.currency ?? "USD",
-        },
+        totals,
       },
+      warnings: mixedCurrencyWarnings(totals.map((t) => t.currency)),
     };
   },
 });

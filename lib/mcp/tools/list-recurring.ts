@@ -1,9 +1,11 @@
 /** Tool 6: subscriptions, bills and regular income, with monthly and yearly totals. */
 import { z } from "zod";
-import { toAmount } from "@/lib/finance/money";
+import { groupByCurrency, toAmount } from "@/lib/finance/currency";
 import { todayIn } from "@/lib/finance/periods";
 import { equivalents, listStreams } from "@/lib/finance/recurring";
 import { defineTool } from "../define-tool";
+import { mixedCurrencyWarnings } from "../envelope";
+import { currencySchema, perCurrency } from "./shared";
 
 const FREQUENCIES = ["weekly", "biweekly", "semi_monthly", "monthly", "quarterly", "annually"] as const;
 const totalsSchema = z.object({
@@ -16,7 +18,7 @@ export const listRecurringTool = defineTool({
   name: "list_recurring",
   title: "Recurring charges and income",
   description:
-    "Lists recurring charges (subscriptions, bills, rent, loan payments) and recurring income (pay) detected in the user's transactions: merchant, frequency, average and last amount, last and next date, and price_changed when the price changed within the last 12 months (with the old amount and the date of the change), with monthly and yearly equivalents (at the current price: last amount × occurrences per year; monthly = yearly / 12). Money out is negative. Use it for 'what subscriptions do I pay', 'how much do my subscriptions cost a year', 'did any price go up'. Defaults: direction outflow, status active.",
+    "Lists recurring charges (subscriptions, bills, rent, loan payments) and recurring income (pay) detected in the user's transactions: merchant, frequency, average and last amount, last and next date, and price_changed when the price changed within the last 12 months (with the old amount and the date of the change), with monthly and yearly equivalents at the current price, per currency. Money out is negative. Use it for 'what subscriptions do I pay', 'how much do my subscriptions cost a year', 'did any price go up'. Defaults: direction outflow, status active.",
   input: z.strictObject({
     direction: z
       .enum(["outflow", "inflow", "all"])
@@ -31,6 +33,7 @@ export const listRecurringTool = defineTool({
     streams: z.array(
       z.object({
         id: z.string(),
+        currency: currencySchema,
         merchant: z.string(),
         description: z.string().nullable(),
         category: z.string(),
@@ -50,10 +53,9 @@ export const listRecurringTool = defineTool({
         yearly_equivalent: z.number(),
       }),
     ),
-    totals: z.object({
+    totals: perCurrency({
       outflow: totalsSchema.describe("Charges among the listed streams."),
       inflow: totalsSchema.describe("Income among the listed streams."),
-      currency: z.string(),
     }),
   }),
   async run(args, ctx) {
@@ -62,49 +64,66 @@ export const listRecurringTool = defineTool({
       status: args.status,
       today: todayIn(ctx.timezone, ctx.now),
     });
-    const totals = {
-      outflow: { count: 0, monthly: 0, yearly: 0 },
-      inflow: { count: 0, monthly: 0, yearly: 0 },
-    };
     const rows = streams.map((s) => {
       const eq = equivalents(s.lastCents, s.frequency);
-      const t = totals[s.direction];
-      t.count++;
-      t.monthly += eq.monthlyCents;
-      t.yearly += eq.yearlyCents;
+      const amount = (minor: number) => toAmount(minor, s.currency);
       return {
-        id: s.id,
-        merchant: s.merchant,
-        description: s.description,
-        category: s.category,
+        row: {
+          id: s.id,
+          currency: s.currency,
+          merchant: s.merchant,
+          description: s.description,
+          category: s.category,
+          direction: s.direction,
+          frequency: s.frequency,
+          average_amount: amount(s.averageCents),
+          last_amount: amount(s.lastCents),
+          previous_amount: s.previousCents === null ? null : amount(s.previousCents),
+          price_changed: s.priceChanged,
+          price_changed_on: s.priceChangedOn,
+          first_date: s.firstDate,
+          last_date: s.lastDate,
+          next_date: s.nextDate,
+          is_active: s.isActive,
+          account: s.accountName,
+          monthly_equivalent: amount(eq.monthlyCents),
+          yearly_equivalent: amount(eq.yearlyCents),
+        },
         direction: s.direction,
-        frequency: s.frequency,
-        average_amount: toAmount(s.averageCents),
-        last_amount: toAmount(s.lastCents),
-        previous_amount: s.previousCents === null ? null : toAmount(s.previousCents),
-        price_changed: s.priceChanged,
-        price_changed_on: s.priceChangedOn,
-        first_date: s.firstDate,
-        last_date: s.lastDate,
-        next_date: s.nextDate,
-        is_active: s.isActive,
-        account: s.accountName,
-        monthly_equivalent: toAmount(eq.monthlyCents),
-        yearly_equivalent: toAmount(eq.yearlyCents),
+        ...eq,
       };
     });
-    const out = (t: { count: number; monthly: number; yearly: number }) => ({
-      count: t.count,
-      monthly: toAmount(t.monthly),
-      yearly: toAmount(t.yearly),
+    // Sums of the per-stream integer equivalents, once per currency.
+    const totals = groupByCurrency(rows, (r) => r.row.currency).map(([currency, ofCurrency]) => {
+      const sum = (direction: "inflow" | "outflow") => {
+        const of = ofCurrency.filter((r) => r.direction === direction);
+        return {
+          count: of.length,
+          monthly: toAmount(
+            of.reduce((n, r) => n + r.monthlyCents, 0),
+            currency,
+          ),
+          yearly: toAmount(
+            of.reduce((n, r) => n + r.yearlyCents, 0),
+            currency,
+          ),
+        };
+      };
+      return { currency, outflow: sum("outflow"), inflow: sum("inflow") };
     });
     return {
       data: {
-        streams: rows.sort(
-          (a, b) => a.monthly_equivalent - b.monthly_equivalent || a.merchant.localeCompare(b.merchant),
-        ),
-        totals: { outflow: out(totals.outflow), inflow: out(totals.inflow), currency: "USD" },
+        streams: rows
+          .map((r) => r.row)
+          .sort(
+            (a, b) =>
+              a.currency.localeCompare(b.currency) ||
+              a.monthly_equivalent - b.monthly_equivalent ||
+              a.merchant.localeCompare(b.merchant),
+          ),
+        totals,
       },
+      warnings: mixedCurrencyWarnings(totals.map((t) => t.currency)),
     };
   },
 });

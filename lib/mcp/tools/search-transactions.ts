@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { CATEGORY_IDS } from "@/lib/finance/categories";
+import { MAX_EXPONENT } from "@/lib/finance/currency";
 import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
 import {
   cursorShape,
@@ -13,24 +14,29 @@ import {
   type TransactionFilter,
 } from "@/lib/finance/transactions";
 import { defineTool } from "../define-tool";
-import { accountIdsArg, rangeSchema } from "./shared";
+import { mixedCurrencyWarnings } from "../envelope";
+import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
 
-/** A decimal amount argument → cents, refusing more than two decimals. */
-function toCentsArg(value: number, name: string): number {
-  const cents = Math.round(value * 100);
-  if (Math.abs(cents - value * 100) > 1e-6) {
-    throw new AppError("invalid_input", `Argument "${name}" must have at most two decimals.`, {
+/**
+ * A decimal amount argument → 1/10^MAX_EXPONENT units (the scale the filter compares every
+ * currency at), refusing more decimals than any currency has.
+ */
+function toScaledArg(value: number, name: string): number {
+  const scale = 10 ** MAX_EXPONENT;
+  const scaled = Math.round(value * scale);
+  if (Math.abs(scaled - value * scale) > 1e-6) {
+    throw new AppError("invalid_input", `Argument "${name}" must have at most ${MAX_EXPONENT} decimals.`, {
       argument: name,
     });
   }
-  return cents;
+  return scaled;
 }
 
 export const searchTransactionsTool = defineTool({
   name: "search_transactions",
   title: "Search transactions",
   description:
-    "Finds the user's bank transactions by merchant or description text, dates, accounts, categories, direction and amount, and returns compact rows (id, date, amount, name, merchant, category, account, pending) plus a summary (count, inflow, outflow, net) computed over ALL matches, not only the returned page. Amounts: money out is negative. Use it for 'how much did I pay X', 'show my Amazon purchases', 'largest expenses last month'. Defaults: all history, all accounts, direction all, pending included, transfers included, newest first, 50 rows (max 250). When page.has_more is true, call again with the same arguments and cursor = page.next_cursor.",
+    "Finds the user's bank transactions by merchant or description text, dates, accounts, categories, direction and amount, and returns compact rows plus a summary (count; inflow, outflow, net per currency) computed over ALL matches, not only the returned page. Amounts: money out is negative. Use it for 'how much did I pay X', 'show my Amazon purchases', 'largest expenses last month'. Defaults: all history, all accounts, direction all, pending included, transfers included, newest first, 50 rows (max 250). When page.has_more is true, call again with the same arguments and cursor = page.next_cursor.",
   input: z.strictObject({
     query: z
       .string()
@@ -55,7 +61,7 @@ export const searchTransactionsTool = defineTool({
       .min(0)
       .max(1e12)
       .optional()
-      .describe("Smallest absolute amount to include (e.g. 100 matches -100 and +100)."),
+      .describe("Smallest absolute amount to include, in each row's currency (100 matches -100 and +100)."),
     max_amount: z.number().min(0).max(1e12).optional().describe("Largest absolute amount to include."),
     include_pending: z
       .boolean()
@@ -86,6 +92,7 @@ export const searchTransactionsTool = defineTool({
         id: z.string(),
         date: z.string(),
         amount: z.number().describe("Negative = money out."),
+        currency: currencySchema,
         name: z.string(),
         merchant: z.string().nullable(),
         category: z.string(),
@@ -97,17 +104,20 @@ export const searchTransactionsTool = defineTool({
     summary: z
       .object({
         count: z.number().int(),
-        inflow: z.number().describe("Sum of positive amounts."),
-        outflow: z.number().describe("Sum of negative amounts (negative)."),
-        net: z.number(),
+        totals: perCurrency({
+          count: z.number().int(),
+          inflow: z.number().describe("Sum of positive amounts."),
+          outflow: z.number().describe("Sum of negative amounts (negative)."),
+          net: z.number(),
+        }),
       })
       .describe("Over ALL matches, not only this page."),
   }),
   async run(args, ctx) {
     const { range } = resolveDateArgs(args, ctx, undefined);
-    const minAbsCents = args.min_amount === undefined ? undefined : toCentsArg(args.min_amount, "min_amount");
-    const maxAbsCents = args.max_amount === undefined ? undefined : toCentsArg(args.max_amount, "max_amount");
-    if (minAbsCents !== undefined && maxAbsCents !== undefined && minAbsCents > maxAbsCents) {
+    const minAbs = args.min_amount === undefined ? undefined : toScaledArg(args.min_amount, "min_amount");
+    const maxAbs = args.max_amount === undefined ? undefined : toScaledArg(args.max_amount, "max_amount");
+    if (minAbs !== undefined && maxAbs !== undefined && minAbs > maxAbs) {
       throw new AppError("invalid_input", 'Argument "min_amount" must not be greater than "max_amount".', {
         argument: "min_amount",
       });
@@ -118,8 +128,8 @@ export const searchTransactionsTool = defineTool({
       accountIds: args.account_ids,
       categories: args.categories,
       direction: args.direction,
-      minAbsCents,
-      maxAbsCents,
+      minAbs,
+      maxAbs,
       includePending: args.include_pending,
       excludeTransfers: args.exclude_transfers,
     };
@@ -131,7 +141,12 @@ export const searchTransactionsTool = defineTool({
       after,
     });
     return {
-      data: { range, transactions: result.transactions, summary: result.summary },
+      data: {
+        range,
+        transactions: result.transactions,
+        summary: { count: result.totalCount, totals: result.summary },
+      },
+      warnings: mixedCurrencyWarnings(result.summary.map((s) => s.currency)),
       page: {
         ...(result.nextKey !== null ? { next_cursor: encodeCursor(result.nextKey, fingerprint) } : {}),
         has_more: result.nextKey !== null,

@@ -14,3 +14,15 @@ export const rangeSchema = z.object({
   start: z.string().describe("First day included (YYYY-MM-DD)."),
   end: z.string().describe("Last day included (YYYY-MM-DD)."),
 });
+
+/**
+ * The currency of the amounts beside it: every row and every total carries one, and totals come
+ * once per currency (product.md, "Currency"). Kept without a description: it repeats in every
+ * schema and tools/list has a size budget.
+ */
+export const currencySchema = z.string();
+
+/** A `totals` list: one entry per currency, in code order (one entry when all is in one currency). */
+export function perCurrency<S extends z.ZodRawShape>(shape: S) {
+  return z.array(z.object({ currency: currencySchema, ...shape }));
+}
