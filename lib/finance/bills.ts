@@ -3,14 +3,15 @@
  *
  * Rules:
  * - Bills are active outflow recurring streams projected by their frequency from their next
- *   date, plus card and loan due dates from the liabilities with what remains to pay of the
- *   minimum (a statement already paid is no bill; see `paymentStatus`). Streams in a
+ *   date, plus card and loan due dates from the liabilities with what remains to pay (the
+ *   statement balance for a card paid in full each cycle, otherwise the minimum; a statement or
+ *   installment already paid is no bill; see `paymentStatus`). Streams in a
  *   transfer-kind category (e.g. credit-card payments) are left out, since the card's due date
  *   stands for them; a loan's due date is left out when a recurring `loan_payments` stream
  *   already stands for loan payments.
  * - Cash = the current balances of open depository accounts (SQL sum), per currency. The
  *   projection walks day by day from today, once per currency: recurring income into a
- *   depository account adds, bills paid from a depository account and card/loan minimum payments
+ *   depository account adds, bills paid from a depository account and card/loan payments
  *   subtract (charges on a card do not move cash until the card is paid). A bill or income moves
  *   the cash of its own account's currency (a card is assumed paid from cash of the card's
  *   currency). The lowest point and its date are reported. It is an estimate.
@@ -123,7 +124,7 @@ export async function getUpcomingBills(
     if (!d.nextPaymentDueDate || d.nextPaymentDueDate < window.start || d.nextPaymentDueDate > window.end)
       continue;
     if (d.kind !== "credit" && hasLoanStream) continue;
-    // A statement already paid (or its minimum covered) is no bill; what remains is (liabilities.ts).
+    // What remains to pay as the owner pays (liabilities.ts); a paid statement or installment is no bill.
     const due = paymentStatus(d, today).dueCents;
     if (due === 0) continue;
     bills.push({

@@ -7,19 +7,30 @@
  * rounded to 2 decimals; null when none does. Callers compute every total, utilization and
  * weighted APR within one currency (get_liabilities groups the debts by currency first).
  *
- * Payment status (`paymentStatus`): a card's statement is paid by the payments posted to the
- * card after the statement's issue date (money in to the card that is a transfer or a
- * credit-card payment; a refund is not a payment). A card's bill is due only while the minimum
- * is not yet covered by those payments and the statement balance is not paid; it is overdue only
- * when the due date has passed and the minimum was not received. What remains to pay is the
- * minimum less those payments. Without a statement date (the provider sent none) the provider's
- * figures stand: the minimum is due and its overdue flag decides. Loans: the next unpaid
- * installment is due; overdue when its date has passed (or the provider says so).
+ * Payment status (`paymentStatus`): a payment is money in to the debt's account that is a
+ * transfer or a card or loan payment (a refund is not a payment).
+ * - Cards: the statement is paid by the payments posted after its issue date. The bill is due
+ *   while the statement balance is not paid; it is overdue only when the due date has passed
+ *   and the minimum was not received. What remains to pay is the statement balance less those
+ *   payments for a card paid in full in each of its last three cycles (its owner pays in full,
+ *   by autopay or by habit), otherwise the minimum less them. A past cycle was paid in full when
+ *   the payments posted after its statement date, up to the next one, reached the card's balance
+ *   on that date (balance snapshots; a cycle without a snapshot proves nothing). Without a
+ *   statement date (the provider sent none) the provider's figures stand: the minimum is due and
+ *   its overdue flag decides.
+ * - Loans: the installment due on the next due date is paid by the payments of its period (the
+ *   month before the due date): those posted to the loan account, or the provider's last payment
+ *   when it falls in the period. What remains is the installment less those; it is overdue when
+ *   something remains and the due date has passed (or the provider says so).
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { bankAccounts, bankConnections, liabilities, transactions } from "@/db/schema";
+import { balanceSnapshots, bankAccounts, bankConnections, liabilities, transactions } from "@/db/schema";
 import { toCents, toCentsOrNull, toNumberOrNull } from "./money";
+import { addMonths } from "./periods";
+
+/** Cycles a card must have been paid in full to be projected as paid in full again. */
+export const FULL_PAY_CYCLES = 3;
 
 export const LIABILITY_KINDS = ["credit", "student", "mortgage", "other"] as const;
 export type LiabilityKind = (typeof LIABILITY_KINDS)[number];
@@ -42,8 +53,10 @@ export interface DebtRow {
   lastStatementBalanceCents: number | null;
   /** Issue date of the last statement (cards), when the provider gives it. */
   lastStatementDate: string | null;
-  /** Payments posted to the account after `lastStatementDate` (0 without one). */
-  paidSinceStatementCents: number;
+  /** Cards: payments posted after `lastStatementDate` (0 without one). Loans: payments posted in the month before the next due date. */
+  paidThisCycleCents: number;
+  /** Cards: how many of the three cycles before the last statement were paid in full (0–3). */
+  paidInFullCycles: number;
   isOverdue: boolean;
   originationPrincipalCents: number | null;
   maturityDate: string | null;
@@ -65,12 +78,21 @@ export async function listDebts(db: Database, userId: string, kinds?: LiabilityK
   const statementDate = sql<
     string | null
   >`coalesce(${liabilities.details}->>'lastStatementIssueDate', ${liabilities.details}->>'last_statement_issue_date')`;
-  const paidSinceStatement = sql<string>`(
+  // The day the current cycle began: a card's statement date, a loan's previous due date.
+  const cycleStart = sql`(case when ${kind} = 'credit' then (${statementDate})::date
+    else (${liabilities.nextPaymentDueDate} - interval '1 month')::date end)`;
+  const paidBetween = (after: SQL, through: SQL | null) => sql`(
     select coalesce(sum(${transactions.amountMinor}), 0) from ${transactions}
     where ${transactions.userId} = ${userId} and ${transactions.accountId} = ${bankAccounts.id}
       and ${transactions.amountMinor} > 0
-      and (${transactions.isTransfer} or ${transactions.category} = 'credit_card_payment')
-      and ${transactions.date} > (${statementDate})::date
+      and (${transactions.isTransfer} or ${transactions.category} in ('credit_card_payment', 'loan_payments'))
+      and ${transactions.date} > ${after}${through ? sql` and ${transactions.date} <= ${through}` : sql``}
+  )`;
+  const closeOf = (k: SQL) => sql`((${statementDate})::date - make_interval(months => ${k}))::date`;
+  const paidInFullCycles = sql<string>`(
+    select count(*) from generate_series(1, ${FULL_PAY_CYCLES}) as k
+    join ${balanceSnapshots} s on s.account_id = ${bankAccounts.id} and s.date = ${closeOf(sql`k`)}
+    where ${paidBetween(sql`s.date`, closeOf(sql`k - 1`))} >= s.current_balance_minor
   )`;
   const rows = await db
     .select({
@@ -90,7 +112,8 @@ export async function listDebts(db: Database, userId: string, kinds?: LiabilityK
       lastPayment: liabilities.lastPaymentAmountMinor,
       lastStatementBalance: liabilities.lastStatementBalanceMinor,
       lastStatementDate: statementDate,
-      paidSinceStatement,
+      paidThisCycle: sql<string>`${paidBetween(cycleStart, null)}`,
+      paidInFullCycles: sql<string>`case when ${kind} = 'credit' then ${paidInFullCycles} else 0 end`,
       isOverdue: liabilities.isOverdue,
       originationPrincipal: liabilities.originationPrincipalMinor,
       maturityDate: liabilities.maturityDate,
@@ -117,7 +140,8 @@ export async function listDebts(db: Database, userId: string, kinds?: LiabilityK
     lastPaymentCents: toCentsOrNull(r.lastPayment),
     lastStatementBalanceCents: toCentsOrNull(r.lastStatementBalance),
     lastStatementDate: r.lastStatementDate,
-    paidSinceStatementCents: r.lastStatementDate === null ? 0 : toCents(r.paidSinceStatement),
+    paidThisCycleCents: toCents(r.paidThisCycle),
+    paidInFullCycles: r.lastStatementDate === null ? 0 : toCents(r.paidInFullCycles),
     isOverdue: r.isOverdue ?? false,
     originationPrincipalCents: toCentsOrNull(r.originationPrincipal),
     maturityDate: r.maturityDate,
@@ -137,7 +161,7 @@ export function weightedApr(debts: Array<Pick<DebtRow, "balanceCents" | "apr">>)
 }
 
 export interface PaymentStatus {
-  /** What remains to pay by the due date (0: nothing due). */
+  /** What remains to pay by the due date, as its owner pays (0: nothing due). */
   dueCents: number;
   overdue: boolean;
 }
@@ -151,18 +175,30 @@ export function paymentStatus(
     | "nextPaymentDueDate"
     | "lastStatementBalanceCents"
     | "lastStatementDate"
-    | "paidSinceStatementCents"
+    | "lastPaymentDate"
+    | "lastPaymentCents"
+    | "paidThisCycleCents"
+    | "paidInFullCycles"
     | "isOverdue"
   >,
   today: string,
 ): PaymentStatus {
   const minimum = Math.max(0, d.minimumPaymentCents ?? 0);
   const pastDue = d.nextPaymentDueDate !== null && d.nextPaymentDueDate < today;
-  if (d.kind !== "credit" || d.lastStatementDate === null) {
-    return { dueCents: minimum, overdue: d.isOverdue || (pastDue && minimum > 0 && d.kind !== "credit") };
+  if (d.kind !== "credit") {
+    if (d.nextPaymentDueDate === null) return { dueCents: minimum, overdue: d.isOverdue };
+    const periodStart = addMonths(d.nextPaymentDueDate, -1);
+    const providerPaid =
+      d.lastPaymentDate !== null && d.lastPaymentDate > periodStart ? (d.lastPaymentCents ?? 0) : 0;
+    const dueCents = Math.max(0, minimum - Math.max(d.paidThisCycleCents, providerPaid));
+    return { dueCents, overdue: dueCents > 0 && (pastDue || d.isOverdue) };
   }
-  const paid = d.paidSinceStatementCents;
-  const statementPaid = d.lastStatementBalanceCents !== null && paid >= d.lastStatementBalanceCents;
-  const dueCents = statementPaid ? 0 : Math.max(0, minimum - paid);
-  return { dueCents, overdue: pastDue && dueCents > 0 };
+  if (d.lastStatementDate === null) return { dueCents: minimum, overdue: d.isOverdue };
+  const paid = d.paidThisCycleCents;
+  const statementLeft =
+    d.lastStatementBalanceCents === null ? null : Math.max(0, d.lastStatementBalanceCents - paid);
+  if (statementLeft === 0) return { dueCents: 0, overdue: false };
+  const minimumLeft = Math.max(0, minimum - paid);
+  const paysInFull = statementLeft !== null && d.paidInFullCycles >= FULL_PAY_CYCLES;
+  return { dueCents: paysInFull ? statementLeft : minimumLeft, overdue: pastDue && minimumLeft > 0 };
 }

@@ -10,7 +10,7 @@
  */
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { liabilities } from "@/db/schema";
+import { balanceSnapshots, liabilities } from "@/db/schema";
 import { addDays } from "@/lib/finance/periods";
 import { getFinancialOverviewTool } from "@/lib/mcp/tools/get-financial-overview";
 import { getLiabilitiesTool } from "@/lib/mcp/tools/get-liabilities";
@@ -139,6 +139,195 @@ describe("card bills and overdue flags, every day of two months", () => {
             .map((b) => cents(b.amount)),
           `${name} ${day} overview`,
         ).toEqual(soon ? [-want.due] : []);
+      }
+    }, 120_000);
+  }
+});
+
+/**
+ * A card paid in full in each of its last three cycles is projected at what remains of its
+ * statement, any other at what remains of the minimum. The cycles before the statement of
+ * 2025-10-25 closed on the 25th of July, August and September; each was paid in full when the
+ * payments after its close, up to the next close, reached the card's balance on its close date.
+ */
+const CYCLES = ["2025-07-25", "2025-08-25", "2025-09-25"];
+const HISTORY: Record<
+  string,
+  { snapshots: Record<string, number>; payments: { date: string; amount: number }[]; now: number[] }
+> = {
+  in_full_three_cycles: {
+    snapshots: { "2025-07-25": 65_000, "2025-08-25": 70_000, "2025-09-25": 60_000 },
+    payments: [
+      { date: "2025-08-10", amount: 65_000 },
+      { date: "2025-09-12", amount: 70_000 },
+      { date: "2025-10-09", amount: 60_000 },
+    ],
+    now: [30_000],
+  },
+  one_cycle_short: {
+    snapshots: { "2025-07-25": 65_000, "2025-08-25": 70_000, "2025-09-25": 60_000 },
+    payments: [
+      { date: "2025-08-10", amount: 65_000 },
+      { date: "2025-09-12", amount: 10_000 },
+      { date: "2025-10-09", amount: 60_000 },
+    ],
+    now: [1_000],
+  },
+  history_missing: {
+    snapshots: { "2025-08-25": 70_000, "2025-09-25": 60_000 },
+    payments: [
+      { date: "2025-09-12", amount: 70_000 },
+      { date: "2025-10-09", amount: 60_000 },
+    ],
+    now: [],
+  },
+};
+
+function expectedProjection(h: (typeof HISTORY)[string]) {
+  const closes = [...CYCLES, STATEMENT_DATE];
+  let full = 0;
+  for (let i = 0; i < CYCLES.length; i++) {
+    const close = closes[i] as string;
+    const balance = h.snapshots[close];
+    const paid = h.payments
+      .filter((p) => p.date > close && p.date <= (closes[i + 1] as string))
+      .reduce((n, p) => n + p.amount, 0);
+    if (balance !== undefined && paid >= balance) full += 1;
+  }
+  const paidNow = h.now.reduce((n, a) => n + a, 0);
+  return full === 3 ? Math.max(0, STATEMENT - paidNow) : Math.max(0, MINIMUM - paidNow);
+}
+
+describe("a card paid in full each cycle is projected at its statement balance", () => {
+  for (const [name, h] of Object.entries(HISTORY)) {
+    it(name, async () => {
+      const db = getDb();
+      const userId = await createUser(db);
+      const connectionId = await addConnection(db, userId);
+      await addAccount(db, userId, connectionId, { name: "Checking", type: "depository", balance: CASH });
+      const cardId = await addAccount(db, userId, connectionId, {
+        name: "Card",
+        type: "credit",
+        balance: 95_000,
+        limit: 500_000,
+      });
+      await addLiability(db, userId, cardId, { kind: "credit", apr: "24.99", minimum: MINIMUM, due: DUE });
+      await db
+        .update(liabilities)
+        .set({ lastStatementBalanceMinor: STATEMENT, details: { lastStatementIssueDate: STATEMENT_DATE } })
+        .where(eq(liabilities.accountId, cardId));
+      for (const [date, balance] of Object.entries(h.snapshots)) {
+        await db
+          .insert(balanceSnapshots)
+          .values({ accountId: cardId, userId, date, currentBalanceMinor: balance });
+      }
+      const payments = [...h.payments, ...h.now.map((amount, i) => ({ date: `2025-11-0${i + 2}`, amount }))];
+      await addTransactions(
+        db,
+        userId,
+        payments.map((p) => ({
+          accountId: cardId,
+          date: p.date,
+          amountMinor: p.amount,
+          category: "credit_card_payment",
+          name: "Autopay payment",
+          isTransfer: true,
+        })),
+      );
+      const due = expectedProjection(h);
+      const ctx = await contextFor(db, userId, new Date("2025-11-05T12:00:00Z"));
+      const bills = await callTool(getUpcomingBillsTool, { days_ahead: 30 }, ctx);
+      expect(bills.data.bills.filter((b) => b.kind === "credit_card").map((b) => cents(b.amount))).toEqual([
+        -due,
+      ]);
+      expect(cents(bills.data.totals[0]?.projected_lowest_balance ?? Number.NaN)).toBe(CASH - due);
+      // Paying in full is a projection; the overdue flag still follows the minimum alone.
+      const liab = await callTool(getLiabilitiesTool, {}, ctx);
+      expect(liab.data.credit_cards[0]?.is_overdue).toBe(false);
+    });
+  }
+
+  it("the expectations differ (the rule is exercised both ways)", () => {
+    expect(new Set(Object.values(HISTORY).map(expectedProjection)).size).toBeGreaterThan(1);
+  });
+});
+
+/**
+ * A loan's installment (500.00 due 2025-11-20) is paid by the payments of its period, the month
+ * before the due date: those posted to the loan account, or the provider's last payment as the
+ * last sync reported it. The provider's due date does not move between syncs.
+ */
+const LOAN_DUE = "2025-11-20";
+const INSTALLMENT = 50_000;
+const LOANS: Record<
+  string,
+  { provider?: { date: string; amount: number }; posted?: { date: string; amount: number } }
+> = {
+  paid_on_time: { provider: { date: "2025-11-18", amount: INSTALLMENT } },
+  paid_late: { provider: { date: "2025-11-25", amount: INSTALLMENT } },
+  paid_partly: { provider: { date: "2025-11-18", amount: 20_000 } },
+  posted_to_the_loan: { posted: { date: "2025-11-15", amount: INSTALLMENT } },
+  unpaid: {},
+};
+
+function expectedLoan(l: (typeof LOANS)[string], day: string) {
+  const periodStart = "2025-10-20";
+  const counted = (p?: { date: string; amount: number }) =>
+    p && p.date > periodStart && p.date <= day ? p.amount : 0;
+  const due = Math.max(0, INSTALLMENT - Math.max(counted(l.provider), counted(l.posted)));
+  return { due, overdue: due > 0 && day > LOAN_DUE };
+}
+
+describe("loan installments, every day from a month before to three weeks after the due date", () => {
+  for (const [name, l] of Object.entries(LOANS)) {
+    it(name, async () => {
+      const db = getDb();
+      const userId = await createUser(db);
+      const connectionId = await addConnection(db, userId);
+      await addAccount(db, userId, connectionId, { name: "Checking", type: "depository", balance: CASH });
+      const loanId = await addAccount(db, userId, connectionId, {
+        name: "Auto loan",
+        type: "loan",
+        balance: 900_000,
+      });
+      await addLiability(db, userId, loanId, {
+        kind: "other",
+        apr: "6.5",
+        minimum: INSTALLMENT,
+        due: LOAN_DUE,
+      });
+      let synced = false;
+      for (let day = "2025-10-21"; day <= "2025-12-10"; day = addDays(day, 1)) {
+        if (l.provider && !synced && l.provider.date <= day) {
+          // The sync after the payment reports it; the due date stays until the servicer moves it.
+          await db
+            .update(liabilities)
+            .set({ lastPaymentDate: l.provider.date, lastPaymentAmountMinor: l.provider.amount })
+            .where(eq(liabilities.accountId, loanId));
+          synced = true;
+        }
+        if (l.posted && !synced && l.posted.date <= day) {
+          await addTransactions(db, userId, [
+            {
+              accountId: loanId,
+              date: l.posted.date,
+              amountMinor: l.posted.amount,
+              category: "loan_payments",
+              name: "Payment received",
+            },
+          ]);
+          synced = true;
+        }
+        const want = expectedLoan(l, day);
+        const ctx = await contextFor(db, userId, new Date(`${day}T12:00:00Z`));
+        const liab = await callTool(getLiabilitiesTool, {}, ctx);
+        expect(liab.data.loans[0]?.is_overdue, `${name} ${day} is_overdue`).toBe(want.overdue);
+        const bills = await callTool(getUpcomingBillsTool, { days_ahead: 30 }, ctx);
+        const listed = want.due > 0 && LOAN_DUE >= day && LOAN_DUE <= addDays(day, 30);
+        expect(
+          bills.data.bills.filter((b) => b.kind === "loan").map((b) => cents(b.amount)),
+          `${name} ${day} loan bill`,
+        ).toEqual(listed ? [-want.due] : []);
       }
     }, 120_000);
   }
