@@ -389,6 +389,42 @@ export const recurringStreams = pgTable(
   (t) => [uniqueIndex().on(t.connectionId, t.providerStreamId), index().on(t.userId)],
 );
 
+/**
+ * Monthly rollup of `transactions`, kept by triggers on that table in the same transaction as the
+ * rows it sums (migration 0005), so a reader never sees the two disagree: per account, calendar
+ * month, category, currency, pending and transfer flag, the sums of money in and out and the row
+ * counts. Summaries over whole months read it instead of the rows; `npm run db:rebuild-rollups`
+ * rebuilds it from the rows.
+ */
+export const transactionMonths = pgTable(
+  "transaction_months",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accountId: text()
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    /** First day of the month. */
+    month: date({ mode: "string" }).notNull(),
+    category: text().notNull(),
+    currency: text().notNull(),
+    pending: boolean().notNull(),
+    isTransfer: boolean().notNull(),
+    /** Sum of the positive amounts (money in). */
+    inflowMinor: minor().notNull(),
+    /** Sum of the negative amounts (money out; a negative number). */
+    outflowMinor: minor().notNull(),
+    count: integer().notNull(),
+    inflowCount: integer().notNull(),
+    outflowCount: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.month, t.category, t.currency, t.pending, t.isTransfer] }),
+    index().on(t.userId, t.month),
+  ],
+);
+
 /** One row per account per day, written by sync; feeds net-worth history. */
 export const balanceSnapshots = pgTable(
   "balance_snapshots",

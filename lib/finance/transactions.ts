@@ -23,6 +23,7 @@ import { AppError } from "@/lib/errors";
 import { EXPONENTS, MAX_EXPONENT, toAmount } from "./currency";
 import { toCents } from "./money";
 import type { DateRange } from "./periods";
+import { summarizeTransactions } from "./rollups";
 
 export const TRANSACTION_SORTS = ["date_desc", "date_asc", "amount_desc", "amount_asc"] as const;
 export type TransactionSort = (typeof TRANSACTION_SORTS)[number];
@@ -218,7 +219,7 @@ function orderBy(sort: TransactionSort): SQL[] {
   }
 }
 
-/** One page of matches plus the summary over every match (two queries, run together). */
+/** One page of matches plus the summary over every match (two queries, run together; rollups.ts). */
 export async function searchTransactions(
   db: Database,
   userId: string,
@@ -246,32 +247,18 @@ export async function searchTransactions(
       .where(pageWhere)
       .orderBy(...orderBy(options.sort))
       .limit(options.limit + 1),
-    db
-      .select({
-        currency: transactions.currency,
-        count: sql<string>`count(*)`,
-        inflow: sql<string>`coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} > 0), 0)`,
-        outflow: sql<string>`coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} < 0), 0)`,
-      })
-      .from(transactions)
-      .where(where)
-      .groupBy(transactions.currency)
-      .orderBy(transactions.currency),
+    summarizeTransactions(db, userId, filter, where as SQL),
   ]);
   const hasMore = rows.length > options.limit;
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
-  const summary = totals.map((t) => {
-    const inflow = toCents(t.inflow);
-    const outflow = toCents(t.outflow);
-    return {
-      currency: t.currency,
-      count: toCents(t.count),
-      inflow: toAmount(inflow, t.currency),
-      outflow: toAmount(outflow, t.currency),
-      net: toAmount(inflow + outflow, t.currency),
-    };
-  });
+  const summary = totals.map((t) => ({
+    currency: t.currency,
+    count: t.count,
+    inflow: toAmount(t.inflow, t.currency),
+    outflow: toAmount(t.outflow, t.currency),
+    net: toAmount(t.inflow + t.outflow, t.currency),
+  }));
   return {
     transactions: page.map((r) => ({
       id: r.id,

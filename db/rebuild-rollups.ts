@@ -1,0 +1,29 @@
+/**
+ * `npm run db:rebuild-rollups`: rebuilds the monthly rollup `transaction_months` from the rows of
+ * `transactions`, in one transaction (readers see the old rollup until it commits). Triggers keep
+ * the rollup exact on every write; this is for a database restored or edited with the triggers
+ * off. Targets DATABASE_URL or, when it is unset, the PGlite folder (run it while the server is
+ * stopped: PGlite opens its folder from one process at a time).
+ */
+import { sql } from "drizzle-orm";
+import { openDatabase } from "@/db";
+import { getEnv } from "@/lib/env";
+
+async function main() {
+  const env = getEnv();
+  const started = performance.now();
+  const handle = await openDatabase({ url: env.DATABASE_URL, pgliteDir: env.PGLITE_DIR, migrate: true });
+  try {
+    await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`select ledgerlink_rebuild_transaction_months()`);
+    });
+  } finally {
+    await handle.close();
+  }
+  console.log(`Rebuilt the monthly rollup in ${Math.round(performance.now() - started)} ms.`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
