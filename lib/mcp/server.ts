@@ -1,6 +1,6 @@
 /**
  * The MCP endpoint as one web-standard handler, `handleMcpRequest(req)`, which the route file
- * exports. Stateless streamable HTTP (mcp-handler 2.x over @modelcontextprotocol/server 2.x):
+ * exports. Stateless streamable HTTP (@modelcontextprotocol/server 2.x, the entry mcp-handler wraps):
  * every POST builds a fresh server for the authenticated caller, so any instance can answer any
  * request and re-sending `initialize` simply starts over.
  *
@@ -19,12 +19,12 @@
  * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http
  */
 import {
-  type AuthInfo,
+  createMcpHandler,
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
+  McpServer,
   readRequestBody,
 } from "@modelcontextprotocol/server";
-import { createMcpHandler } from "mcp-handler";
 import { type Database, getDb, isPooled } from "@/db";
 import { defer } from "@/lib/deferred";
 import { getEnv } from "@/lib/env";
@@ -172,19 +172,21 @@ export interface McpHandlerOptions {
 export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Request) => Promise<Response> {
   const tools = options.tools ?? allTools;
   const openDb = options.getDb ?? getDb;
-  // One handler per endpoint: the tool and prompt definitions are registered from pre-built
-  // parts; the caller travels with each request (authInfoFor), never in a closure.
+  // One handler per endpoint: each request gets a server with the tool and prompt definitions
+  // registered from pre-built parts; the caller travels with the request (authInfoFor), never in
+  // a closure. This is the SDK's own entry, which mcp-handler 2.x wraps: called directly, it takes
+  // the body parsed above (mcp-handler would clone the request and parse it again).
   const handler = createMcpHandler(
-    (server) => {
+    () => {
+      const server = new McpServer(SERVER_INFO, {
+        instructions: INSTRUCTIONS,
+        supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      });
       registerTools(server, tools);
       registerPrompts(server);
+      return server;
     },
-    {
-      serverInfo: SERVER_INFO,
-      instructions: INSTRUCTIONS,
-      supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-      telemetry: false,
-    },
+    { legacy: "stateless" },
   );
 
   /** Steps 3 to 6 for a request that carries a well-formed bearer token. */
@@ -193,7 +195,6 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     // statement that identifies the caller.
     const read = await readRequestBody(req, MAX_BODY_BYTES).catch(() => undefined);
     let message: unknown;
-    let text = "";
     let bodyError: Response | undefined;
     if (!read) bodyError = jsonRpcError(400, -32700, "Parse error: the request body could not be read");
     else if (read.tooLarge)
@@ -203,9 +204,8 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
         `Payload Too Large: the body must not exceed ${MAX_BODY_BYTES} bytes`,
       );
     else {
-      text = read.text;
       try {
-        message = JSON.parse(text);
+        message = JSON.parse(read.text);
       } catch {
         bodyError = jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON");
       }
@@ -233,15 +233,19 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     // The SDK's stateless transport always streams and insists on both types; a JSON-only client
     // gets the same single answer unwrapped from the stream.
     if (wantsJsonOnly) headers.set("accept", "application/json, text/event-stream");
-    const forwarded = new Request(req.url, { method: "POST", headers, body: text, signal: req.signal });
-    // mcp-handler hands `auth` of the request to the SDK, which gives it to every tool call.
-    (forwarded as Request & { auth?: AuthInfo }).auth = authInfoFor({
-      db,
-      credential: caller.credential,
-      access: caller.access,
-      timezone: caller.timezone,
+    // The body travels parsed (`parsedBody`), so the request handed on carries none.
+    headers.delete("content-length");
+    const forwarded = new Request(req.url, { method: "POST", headers, signal: req.signal });
+    const response = await handler.fetch(forwarded, {
+      // The SDK gives `authInfo` to every tool call (register.ts reads the caller from it).
+      authInfo: authInfoFor({
+        db,
+        credential: caller.credential,
+        access: caller.access,
+        timezone: caller.timezone,
+      }),
+      parsedBody: message,
     });
-    const response = await handler(forwarded);
     return wantsJsonOnly ? streamToJson(response, Array.isArray(message)) : response;
   }
 
