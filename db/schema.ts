@@ -147,7 +147,10 @@ export type AccountType = "depository" | "credit" | "loan" | "investment" | "oth
 export interface ConnectionWarning {
   code: "PRODUCT_NOT_SUPPORTED";
   product: "investments" | "liabilities" | "recurring";
+  /** A sentence for people (no provider codes). */
   message: string;
+  /** The provider's own code, for support (PRODUCTS_NOT_SUPPORTED, PRODUCT_NOT_READY …). */
+  providerCode?: string;
 }
 
 export const bankConnections = pgTable(

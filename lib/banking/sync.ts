@@ -138,7 +138,8 @@ function productWarning(product: OptionalProduct, providerCode: string | undefin
   return {
     code: "PRODUCT_NOT_SUPPORTED",
     product,
-    message: `${PRODUCT_TEXT[product]} ${why}${providerCode ? ` (${providerCode})` : ""}.`,
+    message: `${PRODUCT_TEXT[product]} ${why}.`,
+    ...(providerCode ? { providerCode } : {}),
   };
 }
 
