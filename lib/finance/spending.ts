@@ -209,17 +209,17 @@ export function bucketsOf(
   interval: CashFlowInterval,
 ): Array<{ start: string; end: string; key: string }> {
   const buckets: Array<{ start: string; end: string; key: string }> = [];
-  let cursor = interval === "month" ? startOfMonth(range.start) : startOfWeek(range.start);
-  while (cursor <= range.end) {
-    const next = interval === "month" ? addMonths(cursor, 1) : addDays(cursor, 7);
-    const last = interval === "month" ? endOfMonth(cursor) : addDays(cursor, 6);
+  let first = interval === "month" ? startOfMonth(range.start) : startOfWeek(range.start);
+  while (first <= range.end) {
+    const next = interval === "month" ? addMonths(first, 1) : addDays(first, 7);
+    const last = interval === "month" ? endOfMonth(first) : addDays(first, 6);
     buckets.push({
-      key: interval === "month" ? cursor.slice(0, 7) : cursor,
+      key: interval === "month" ? first.slice(0, 7) : first,
       // ISO dates compare as strings; clamp the bucket to the range.
-      start: [cursor, range.start].sort()[1] ?? cursor,
+      start: [first, range.start].sort()[1] ?? first,
       end: [last, range.end].sort()[0] ?? last,
     });
-    cursor = next;
+    first = next;
   }
   return buckets;
 }

@@ -1,8 +1,8 @@
 /** Tool 11: transactions worth a second look. */
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
-import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
 import { findUnusualActivity, UNUSUAL_KINDS } from "@/lib/finance/unusual";
+import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { currencySchema, rangeSchema } from "./shared";
@@ -53,7 +53,6 @@ export const findUnusualActivityTool = defineTool({
   }),
   async run(args, ctx) {
     const { range } = resolveDateArgs(args, ctx, "last_30_days");
-    if (!range) throw new Error("unreachable: a default period is set");
     const result = await findUnusualActivity(
       ctx.db,
       ctx.userId,

@@ -2,17 +2,9 @@
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
 import { ratio } from "@/lib/finance/money";
-import {
-  addDays,
-  addMonths,
-  type DateRange,
-  dateArgsShape,
-  endOfMonth,
-  resolveDateArgs,
-  startOfMonth,
-  todayIn,
-} from "@/lib/finance/periods";
+import { addDays, addMonths, type DateRange, endOfMonth, startOfMonth, todayIn } from "@/lib/finance/periods";
 import { CASH_FLOW_INTERVALS, getCashFlow } from "@/lib/finance/spending";
+import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";

@@ -1,5 +1,4 @@
 /** Tool 8: investment holdings, allocation, and investment transactions. */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
 import {
@@ -11,8 +10,8 @@ import {
   listInvestmentTransactions,
 } from "@/lib/finance/investments";
 import { ratio } from "@/lib/finance/money";
-import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
-import { decodeCursor, encodeCursor } from "@/lib/finance/transactions";
+import { dateArgsShape, resolveDateArgs } from "../args";
+import { decodeCursor, encodeCursor, fingerprintOf } from "../cursor";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
@@ -113,17 +112,12 @@ export const getInvestmentsTool = defineTool({
     // The totals and the view's own rows are read together (one round trip).
     const totalsQuery = () => getHoldingTotals(ctx.db, ctx.userId, args.account_ids);
     const { range } = resolveDateArgs(args, ctx, "last_90_days");
-    const fingerprint = createHash("sha256")
-      .update(
-        JSON.stringify([
-          ctx.userId,
-          args.view,
-          [...(args.account_ids ?? [])].sort(),
-          args.view === "transactions" ? range : null,
-        ]),
-      )
-      .digest("base64url")
-      .slice(0, 16);
+    const fingerprint = fingerprintOf([
+      ctx.userId,
+      args.view,
+      [...(args.account_ids ?? [])].sort(),
+      args.view === "transactions" ? range : null,
+    ]);
     // Transactions page by keyset ([date, id] of the last row: rows synced between pages never
     // repeat); holdings are one snapshot the sync replaces whole, paged by position.
     const after =

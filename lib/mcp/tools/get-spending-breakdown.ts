@@ -2,8 +2,9 @@
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
 import { ratio } from "@/lib/finance/money";
-import { dateArgsShape, previousRange, resolveDateArgs } from "@/lib/finance/periods";
+import { previousRange } from "@/lib/finance/periods";
 import { getSpendingByGroup, SPENDING_GROUPS } from "@/lib/finance/spending";
+import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
@@ -55,7 +56,6 @@ export const getSpendingBreakdownTool = defineTool({
   }),
   async run(args, ctx) {
     const { range, period } = resolveDateArgs(args, ctx, "last_month");
-    if (!range) throw new Error("unreachable: a default period is set");
     const previous = args.compare_to_previous ? previousRange(range, period) : null;
     const [current, before] = await Promise.all([
       getSpendingByGroup(ctx.db, ctx.userId, range, args.group_by, args.account_ids),
