@@ -17,7 +17,7 @@
 import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
-import { EXPONENTS, MAX_EXPONENT, toAmount } from "./currency";
+import { EXPONENTS, MAX_EXPONENT } from "./currency";
 import { toCents } from "./money";
 import type { DateRange } from "./periods";
 
@@ -86,22 +86,24 @@ export type SortKey = readonly (string | number)[];
 export interface TransactionRow {
   id: string;
   date: string;
-  amount: number;
+  /** Signed minor units of `currency` (negative = money out). */
+  amountCents: number;
   currency: string;
   name: string;
   merchant: string | null;
   category: string;
   account: string;
   pending: boolean;
-  is_transfer: boolean;
+  isTransfer: boolean;
 }
 
+/** The matches of one currency, in its minor units. */
 export interface SearchSummary {
   currency: string;
   count: number;
-  inflow: number;
-  outflow: number;
-  net: number;
+  inflowCents: number;
+  outflowCents: number;
+  netCents: number;
 }
 
 export interface SearchResult {
@@ -186,28 +188,28 @@ export async function searchTransactions(
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   const summary = totals.map((t) => {
-    const inflow = toCents(t.inflow);
-    const outflow = toCents(t.outflow);
+    const inflowCents = toCents(t.inflow);
+    const outflowCents = toCents(t.outflow);
     return {
       currency: t.currency,
       count: toCents(t.count),
-      inflow: toAmount(inflow, t.currency),
-      outflow: toAmount(outflow, t.currency),
-      net: toAmount(inflow + outflow, t.currency),
+      inflowCents,
+      outflowCents,
+      netCents: inflowCents + outflowCents,
     };
   });
   return {
     transactions: page.map((r) => ({
       id: r.id,
       date: r.date,
-      amount: toAmount(toCents(r.amountMinor), r.currency),
+      amountCents: toCents(r.amountMinor),
       currency: r.currency,
       name: r.name,
       merchant: r.merchantName,
       category: r.category,
       account: r.accountName,
       pending: r.pending,
-      is_transfer: r.isTransfer,
+      isTransfer: r.isTransfer,
     })),
     summary,
     nextKey: hasMore && last ? keyOf(options.sort, last) : null,

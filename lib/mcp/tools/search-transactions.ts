@@ -1,6 +1,7 @@
 /** Tool 3: search transactions, with a summary over every match and a cursor. */
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { toAmount } from "@/lib/finance/currency";
 import { searchTransactions, TRANSACTION_SORTS, type TransactionFilter } from "@/lib/finance/transactions";
 import { categorySchema, dateArgsShape, resolveDateArgs, scaledAmountArg } from "../args";
 import { decodeCursor, pageOf, searchFingerprint, searchKeyShape } from "../cursor";
@@ -119,8 +120,21 @@ export const searchTransactionsTool = defineTool({
     return {
       data: {
         range,
-        transactions: result.transactions,
-        summary: { count: result.totalCount, totals: result.summary },
+        transactions: result.transactions.map(({ amountCents, isTransfer, ...t }) => ({
+          ...t,
+          amount: toAmount(amountCents, t.currency),
+          is_transfer: isTransfer,
+        })),
+        summary: {
+          count: result.totalCount,
+          totals: result.summary.map((s) => ({
+            currency: s.currency,
+            count: s.count,
+            inflow: toAmount(s.inflowCents, s.currency),
+            outflow: toAmount(s.outflowCents, s.currency),
+            net: toAmount(s.netCents, s.currency),
+          })),
+        },
       },
       warnings: mixedCurrencyWarnings(result.summary.map((s) => s.currency)),
       page: pageOf(result.nextKey, fingerprint, result.totalCount),
