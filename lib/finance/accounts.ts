@@ -102,6 +102,30 @@ export async function listAccounts(
   }));
 }
 
+/** Assets, liabilities and net of a list of accounts, per currency (code order), in its minor units. */
+export interface AccountSums {
+  currency: string;
+  assetsCents: number;
+  liabilitiesCents: number;
+  netCents: number;
+}
+
+/**
+ * Sums of `accounts` (the complete list, never a page), once per currency: liability balances
+ * are positive amounts owed, so net = assets − liabilities. An unknown balance counts as 0.
+ */
+export function sumAccounts(accounts: readonly AccountRow[]): AccountSums[] {
+  return groupByCurrency(accounts, (a) => a.currency).map(([currency, ofCurrency]) => {
+    let assetsCents = 0;
+    let liabilitiesCents = 0;
+    for (const a of ofCurrency) {
+      if (isLiabilityType(a.type)) liabilitiesCents += a.currentCents ?? 0;
+      else assetsCents += a.currentCents ?? 0;
+    }
+    return { currency, assetsCents, liabilitiesCents, netCents: assetsCents - liabilitiesCents };
+  });
+}
+
 /** Current balances of one currency (minor units of `currency`). */
 export interface BalanceTotals {
   currency: string;
