@@ -10,7 +10,7 @@ import type { Database } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
 import { categoryLabel } from "./categories";
 import { groupByCurrency } from "./currency";
-import { toCents } from "./money";
+import { ratio, toCents } from "./money";
 import { addDays, addMonths, type DateRange, endOfMonth, startOfMonth } from "./periods";
 import { countedForTotals, incomeSum, isIncome, isSpending, spendingSum } from "./rules";
 
@@ -113,6 +113,84 @@ export async function getSpendingByGroup(
     })),
     totalCents: toCents(ofCurrency[0]?.total),
   }));
+}
+
+/** A listed group of a breakdown: its spending, share of its currency's total and the change. */
+export interface BreakdownGroup extends SpendingGroupRow {
+  /** cents / the currency's total spending. */
+  share: number | null;
+  /** The group's spending in the previous range (0 when it had none); null without a comparison. */
+  previousCents: number | null;
+  changeCents: number | null;
+  /** change / previous, rounded to 4 decimals; null when the previous amount is not positive. */
+  changePct: number | null;
+}
+
+/** A breakdown's totals in one currency: every group, not only the listed ones. */
+export interface BreakdownTotals {
+  currency: string;
+  totalCents: number;
+  previousTotalCents: number | null;
+  changeCents: number | null;
+  /** The groups beyond the top N, summed; null when none is left out. */
+  other: { groups: number; cents: number; count: number } | null;
+}
+
+/**
+ * Spending by group over `range`, per currency (code order): the top `topN` groups of each
+ * currency and its totals, compared with `previous` when given (a currency with spending in
+ * only one of the two ranges counts 0 in the other).
+ */
+export async function getSpendingBreakdown(
+  db: Database,
+  userId: string,
+  options: {
+    range: DateRange;
+    previous: DateRange | null;
+    groupBy: SpendingGroup;
+    topN: number;
+    accountIds?: string[] | undefined;
+  },
+): Promise<{ groups: BreakdownGroup[]; totals: BreakdownTotals[] }> {
+  const { groupBy, accountIds, previous } = options;
+  const [current, before] = await Promise.all([
+    getSpendingByGroup(db, userId, options.range, groupBy, accountIds),
+    previous ? getSpendingByGroup(db, userId, previous, groupBy, accountIds) : null,
+  ]);
+  const currencies = [...new Set([...current, ...(before ?? [])].map((c) => c.currency))].sort();
+  const none = { groups: [], totalCents: 0 };
+  const groups: BreakdownGroup[] = [];
+  const totals = currencies.map((currency) => {
+    const now = current.find((c) => c.currency === currency) ?? none;
+    const then = before ? (before.find((c) => c.currency === currency) ?? none) : null;
+    const previousByKey = new Map(then?.groups.map((g) => [g.key, g.cents]) ?? []);
+    for (const g of now.groups.slice(0, options.topN)) {
+      const previousCents = then ? (previousByKey.get(g.key) ?? 0) : null;
+      groups.push({
+        ...g,
+        share: ratio(g.cents, now.totalCents),
+        previousCents,
+        changeCents: previousCents === null ? null : g.cents - previousCents,
+        changePct: previousCents === null ? null : ratio(g.cents - previousCents, previousCents),
+      });
+    }
+    const rest = now.groups.slice(options.topN);
+    return {
+      currency,
+      totalCents: now.totalCents,
+      previousTotalCents: then ? then.totalCents : null,
+      changeCents: then ? now.totalCents - then.totalCents : null,
+      other:
+        rest.length > 0
+          ? {
+              groups: rest.length,
+              cents: rest.reduce((n, g) => n + g.cents, 0),
+              count: rest.reduce((n, g) => n + g.count, 0),
+            }
+          : null,
+    };
+  });
+  return { groups, totals };
 }
 
 export interface PeriodComparison {
