@@ -9,19 +9,12 @@ import { getBalanceTotals } from "./accounts";
 import { type Bill, getUpcomingBills } from "./bills";
 import { ratio } from "./money";
 import type { DateRange } from "./periods";
-import { type Flow, getPeriodComparison } from "./spending";
+import { type FlowFigures, getPeriodComparison, withNet } from "./spending";
 
 /** Top spending categories listed per currency. */
 const TOP_CATEGORIES = 5;
 /** Days of bills the overview lists, from today. */
 const BILL_DAYS = 7;
-
-/** Income, spending and net (income − spending) in minor units. */
-export interface FlowFigures {
-  incomeCents: number;
-  spendingCents: number;
-  netCents: number;
-}
 
 export interface OverviewTotals {
   currency: string;
@@ -38,8 +31,6 @@ export interface OverviewTotals {
   change: FlowFigures & { spendingPct: number | null };
   topCategories: Array<{ key: string; label: string; cents: number; share: number | null }>;
 }
-
-const figures = (f: Flow): FlowFigures => ({ ...f, netCents: f.incomeCents - f.spendingCents });
 
 /** The overview of `range` compared with `previous`, with the bills due from `today` through 7 days on. */
 export async function getOverview(
@@ -59,8 +50,8 @@ export async function getOverview(
   const totals = currencies.map((currency) => {
     const balance = balances.find((b) => b.currency === currency);
     const flow = flows.find((f) => f.currency === currency);
-    const current = figures(flow?.current ?? noFlow);
-    const previous = figures(flow?.previous ?? noFlow);
+    const current = withNet(flow?.current ?? noFlow);
+    const previous = withNet(flow?.previous ?? noFlow);
     const typeCents = (type: string) => balance?.byType.find((t) => t.type === type)?.cents ?? 0;
     return {
       currency,

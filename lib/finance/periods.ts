@@ -126,6 +126,11 @@ export function resolvePeriod(period: Period, timezone: string, now: Date): Date
   }
 }
 
+/** The last `months` calendar months up to `today`, the current month to date counting as one. */
+export function monthsToDate(today: string, months: number): DateRange {
+  return { start: addMonths(startOfMonth(today), -(months - 1)), end: today };
+}
+
 /**
  * The period just before `range`, for comparisons:
  * - `this_month` (1st .. today) → the previous month's 1st .. the same day (clamped);

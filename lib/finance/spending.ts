@@ -33,6 +33,29 @@ export interface Flow {
   spendingCents: number;
 }
 
+/** A flow with its net (income − spending), in minor units. */
+export interface FlowFigures extends Flow {
+  netCents: number;
+}
+
+export function withNet(f: Flow): FlowFigures {
+  return {
+    incomeCents: f.incomeCents,
+    spendingCents: f.spendingCents,
+    netCents: f.incomeCents - f.spendingCents,
+  };
+}
+
+/** A flow with its net and savings rate (net / income, null without income), as cash flow reports it. */
+export interface CashFlowFigures extends FlowFigures {
+  savingsRate: number | null;
+}
+
+function withSavingsRate(f: Flow): CashFlowFigures {
+  const figures = withNet(f);
+  return { ...figures, savingsRate: ratio(figures.netCents, figures.incomeCents) };
+}
+
 /** Income and spending in minor units over a range (rule 2 of rules.ts), per currency in code order. */
 export async function getIncomeAndSpending(
   db: Database,
@@ -266,13 +289,14 @@ export async function getPeriodComparison(
 export const CASH_FLOW_INTERVALS = ["month", "week"] as const;
 export type CashFlowInterval = (typeof CASH_FLOW_INTERVALS)[number];
 
-export interface CashFlowBucket {
+export interface CashFlowBucket extends CashFlowFigures {
   /** First and last day of the bucket, clamped to the range. */
   start: string;
   end: string;
+  /** YYYY-MM, or the Monday of the week. */
   label: string;
-  incomeCents: number;
-  spendingCents: number;
+  /** Cut by the range (not a whole month or Monday–Sunday week), or still running today. */
+  partial: boolean;
 }
 
 /** Monday of the ISO week `date` is in. */
@@ -302,12 +326,17 @@ export function bucketsOf(
   return buckets;
 }
 
+/** Whether a bucket of `bucketsOf` is cut by the range: not from a month's 1st to its last day, or not Monday to Sunday. */
+function isCut(b: { start: string; end: string; key: string }, interval: CashFlowInterval): boolean {
+  return interval === "month"
+    ? b.start !== `${b.key}-01` || b.end !== endOfMonth(b.start)
+    : b.start !== b.key || b.end !== addDays(b.key, 6);
+}
+
 /** The cash flow of one currency over a range. */
-export interface CashFlow {
+export interface CashFlow extends CashFlowFigures {
   currency: string;
   buckets: CashFlowBucket[];
-  incomeCents: number;
-  spendingCents: number;
   topIncomeSources: Array<{ source: string; cents: number; count: number }>;
 }
 
@@ -321,7 +350,9 @@ export async function getCashFlow(
   userId: string,
   range: DateRange,
   interval: CashFlowInterval,
-  accountIds?: string[],
+  accountIds: string[] | undefined,
+  /** Today in the user's timezone: a bucket reaching it is partial. */
+  today: string,
 ): Promise<CashFlow[]> {
   // Grouped by the truncated date and formatted once per bucket: formatting every row (to_char
   // per row before grouping) cost twice as much on PGlite (16 ms → 9.5 ms for 6 months of the
@@ -361,11 +392,17 @@ export async function getCashFlow(
       const spending = toCents(row?.spending);
       incomeCents += income;
       spendingCents += spending;
-      return { start: b.start, end: b.end, label: b.key, incomeCents: income, spendingCents: spending };
+      return {
+        start: b.start,
+        end: b.end,
+        label: b.key,
+        partial: b.end >= today || isCut(b, interval),
+        ...withSavingsRate({ incomeCents: income, spendingCents: spending }),
+      };
     });
     const topIncomeSources = sources
       .filter((s) => s.currency === currency && toCents(s.rank) <= 5)
       .map((s) => ({ source: s.source, cents: toCents(s.income), count: toCents(s.count) }));
-    return { currency, buckets, incomeCents, spendingCents, topIncomeSources };
+    return { currency, buckets, ...withSavingsRate({ incomeCents, spendingCents }), topIncomeSources };
   });
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { addMonths, isIsoDate, PERIODS, previousRange, resolvePeriod, todayIn } from "@/lib/finance/periods";
+import {
+  addMonths,
+  isIsoDate,
+  monthsToDate,
+  PERIODS,
+  previousRange,
+  resolvePeriod,
+  todayIn,
+} from "@/lib/finance/periods";
 
 const at = (iso: string) => new Date(iso);
 
@@ -156,5 +164,12 @@ describe("isIsoDate", () => {
     expect(isIsoDate("2025-02-30")).toBe(false);
     expect(isIsoDate("2025-2-3")).toBe(false);
     expect(isIsoDate("yesterday")).toBe(false);
+  });
+});
+
+describe("monthsToDate", () => {
+  it("counts the current month to date as one", () => {
+    expect(monthsToDate("2025-03-15", 1)).toEqual({ start: "2025-03-01", end: "2025-03-15" });
+    expect(monthsToDate("2025-03-15", 6)).toEqual({ start: "2024-10-01", end: "2025-03-15" });
   });
 });

@@ -1,8 +1,9 @@
 /** Tool 1: the one-call summary of the user's finances. */
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
-import { type FlowFigures, getOverview } from "@/lib/finance/overview";
+import { getOverview } from "@/lib/finance/overview";
 import { PERIODS, previousRange, resolvePeriod, todayIn } from "@/lib/finance/periods";
+import type { FlowFigures } from "@/lib/finance/spending";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { currencySchema, perCurrency, rangeSchema } from "./shared";
