@@ -75,18 +75,14 @@ export const getUpcomingBillsTool = defineTool({
           amount: toAmount(i.amountCents, i.currency),
           account: i.account,
         })),
-        totals: result.cash.map((c) => {
-          const amount = (minor: number) => toAmount(minor, c.currency);
-          const due = result.bills.filter((b) => b.currency === c.currency);
-          return {
-            currency: c.currency,
-            total_due: amount(due.reduce((n, b) => n + b.amountCents, 0)),
-            starting_balance: amount(c.startingCashCents),
-            projected_lowest_balance: amount(c.lowest.cents),
-            projected_lowest_date: c.lowest.date,
-            projected_ending_balance: amount(c.endingCashCents),
-          };
-        }),
+        totals: result.cash.map((c) => ({
+          currency: c.currency,
+          total_due: toAmount(c.totalDueCents, c.currency),
+          starting_balance: toAmount(c.startingCashCents, c.currency),
+          projected_lowest_balance: toAmount(c.lowest.cents, c.currency),
+          projected_lowest_date: c.lowest.date,
+          projected_ending_balance: toAmount(c.endingCashCents, c.currency),
+        })),
       },
       warnings: mixedCurrencyWarnings(result.cash.map((c) => c.currency)),
     };
