@@ -25,13 +25,15 @@ import { toCents } from "./money";
 import { addDays, type DateRange } from "./periods";
 import { listStreams, projectDates } from "./recurring";
 
+export const BILL_KINDS = ["recurring", "credit_card", "loan"] as const;
+
 export interface Bill {
   currency: string;
   date: string;
   name: string;
   /** Negative: money out. */
   amountCents: number;
-  kind: "recurring" | "credit_card" | "loan";
+  kind: (typeof BILL_KINDS)[number];
   frequency: string | null;
   account: string;
   category: string | null;

@@ -5,7 +5,7 @@ import { findUnusualActivity, UNUSUAL_KINDS } from "@/lib/finance/unusual";
 import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
-import { currencySchema, rangeSchema } from "./shared";
+import { amountOrNull, currencySchema, rangeSchema } from "./shared";
 
 export const findUnusualActivityTool = defineTool({
   name: "find_unusual_activity",
@@ -75,7 +75,7 @@ export const findUnusualActivityTool = defineTool({
             category: f.transaction.category,
             account: f.transaction.account,
           },
-          typical_amount: f.typicalCents === null ? null : toAmount(f.typicalCents, f.transaction.currency),
+          typical_amount: amountOrNull(f.typicalCents, f.transaction.currency),
         })),
         counts: result.counts,
       },

@@ -1,5 +1,6 @@
 /** Tool 1: the one-call summary of the user's finances. */
 import { z } from "zod";
+import { BILL_KINDS } from "@/lib/finance/bills";
 import { toAmount } from "@/lib/finance/currency";
 import { getOverview } from "@/lib/finance/overview";
 import { PERIODS, previousRange, resolvePeriod, todayIn } from "@/lib/finance/periods";
@@ -59,7 +60,7 @@ export const getFinancialOverviewTool = defineTool({
         date: z.string(),
         name: z.string(),
         amount: z.number(),
-        kind: z.enum(["recurring", "credit_card", "loan"]),
+        kind: z.enum(BILL_KINDS),
       }),
     ),
     connections: z.array(

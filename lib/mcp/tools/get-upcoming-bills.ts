@@ -1,6 +1,6 @@
 /** Tool 7: bills and card/loan payments due soon, and the projected lowest cash balance. */
 import { z } from "zod";
-import { getUpcomingBills } from "@/lib/finance/bills";
+import { BILL_KINDS, getUpcomingBills } from "@/lib/finance/bills";
 import { toAmount } from "@/lib/finance/currency";
 import { todayIn } from "@/lib/finance/periods";
 import { defineTool } from "../define-tool";
@@ -29,7 +29,7 @@ export const getUpcomingBillsTool = defineTool({
         date: z.string(),
         name: z.string(),
         amount: z.number().describe("Negative = money out."),
-        kind: z.enum(["recurring", "credit_card", "loan"]),
+        kind: z.enum(BILL_KINDS),
         frequency: z.string().nullable(),
         account: z.string(),
         category: z.string().nullable(),
