@@ -104,7 +104,7 @@ export async function listAccounts(
 }
 
 /** Assets, liabilities and net of a list of accounts, per currency (code order), in its minor units. */
-export interface AccountSums {
+interface AccountSums {
   currency: string;
   assetsCents: number;
   liabilitiesCents: number;
@@ -174,7 +174,7 @@ export interface NetWorthPoint {
 }
 
 export const NET_WORTH_INTERVALS = ["month", "week", "day", "none"] as const;
-export type NetWorthInterval = (typeof NET_WORTH_INTERVALS)[number];
+type NetWorthInterval = (typeof NET_WORTH_INTERVALS)[number];
 
 /** Dates of the history points: each interval's last day after `months` ago, ending with today. */
 function historyDates(today: string, months: number, interval: NetWorthInterval): string[] {

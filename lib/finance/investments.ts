@@ -186,7 +186,7 @@ export interface InvestmentTransactionRow {
   currency: string;
 }
 
-export interface InvestmentTransactionsQuery {
+interface InvestmentTransactionsQuery {
   range: DateRange;
   accountIds?: string[] | undefined;
   limit: number;
@@ -194,7 +194,7 @@ export interface InvestmentTransactionsQuery {
   after: SortKey | null;
 }
 
-export interface InvestmentTransactionsPage {
+interface InvestmentTransactionsPage {
   rows: InvestmentTransactionRow[];
   /** `[date, id]` of this page's last row, when more rows follow. */
   nextKey: [string, string] | null;

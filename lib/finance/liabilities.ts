@@ -213,7 +213,7 @@ export interface Debt extends DebtRow {
 }
 
 /** Totals of one currency's debts, in its minor units. */
-export interface DebtTotals {
+interface DebtTotals {
   currency: string;
   totalDebtCents: number;
   cardDebtCents: number;

@@ -16,7 +16,7 @@ const TOP_CATEGORIES = 5;
 /** Days of bills the overview lists, from today. */
 const BILL_DAYS = 7;
 
-export interface OverviewTotals {
+interface OverviewTotals {
   currency: string;
   netWorthCents: number;
   assetsCents: number;

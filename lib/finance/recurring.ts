@@ -119,7 +119,7 @@ export function latestPriceChange(newestFirst: Charge[]): { previous: number; si
   return null;
 }
 
-export interface StreamQuery {
+interface StreamQuery {
   direction: "inflow" | "outflow" | "all";
   status: "active" | "inactive" | "all";
   /** Price changes count as recent within the year before it. */
@@ -223,7 +223,7 @@ export function projectDates(
 }
 
 /** A stream with its monthly and yearly equivalents at its current price (signed minor units). */
-export interface StreamWithEquivalents extends StreamRow {
+interface StreamWithEquivalents extends StreamRow {
   monthlyCents: number;
   yearlyCents: number;
 }

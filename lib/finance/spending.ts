@@ -96,7 +96,7 @@ export interface SpendingGroups {
  * Spending per currency and group over a range: per currency (code order), every group largest
  * first (callers cut the top N) and the total over all its groups.
  */
-export async function getSpendingByGroup(
+async function getSpendingByGroup(
   db: Database,
   userId: string,
   range: DateRange,
@@ -139,7 +139,7 @@ export async function getSpendingByGroup(
 }
 
 /** A listed group of a breakdown: its spending, share of its currency's total and the change. */
-export interface BreakdownGroup extends SpendingGroupRow {
+interface BreakdownGroup extends SpendingGroupRow {
   /** cents / the currency's total spending. */
   share: number | null;
   /** The group's spending in the previous range (0 when it had none); null without a comparison. */
@@ -150,7 +150,7 @@ export interface BreakdownGroup extends SpendingGroupRow {
 }
 
 /** A breakdown's totals in one currency: every group, not only the listed ones. */
-export interface BreakdownTotals {
+interface BreakdownTotals {
   currency: string;
   totalCents: number;
   previousTotalCents: number | null;

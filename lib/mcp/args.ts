@@ -50,7 +50,7 @@ export function dateArgsShape(defaultPeriod: Period | undefined) {
   };
 }
 
-export interface DateArgs {
+interface DateArgs {
   period?: Period | undefined;
   start_date?: string | undefined;
   end_date?: string | undefined;

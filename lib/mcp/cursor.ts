@@ -10,7 +10,7 @@ import type { SortKey, TransactionFilter, TransactionSort } from "@/lib/finance/
 import type { Page } from "./envelope";
 
 /** What each part of a sort key must be: an id or text, a non-negative integer, an ISO date. */
-export type KeyPart = "string" | "number" | "date";
+type KeyPart = "string" | "number" | "date";
 
 interface CursorPayload {
   /** The last row's sort key. */
