@@ -15,6 +15,7 @@ import type { AccountType } from "@/db/schema";
 import { balanceSnapshots, bankAccounts, bankConnections } from "@/db/schema";
 import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
+import { addDays, addMonths, endOfMonth } from "./periods";
 import { executeRows, text } from "./sql";
 
 export const ACCOUNT_TYPES = [
@@ -102,6 +103,30 @@ export async function listAccounts(
   }));
 }
 
+/** Assets, liabilities and net of a list of accounts, per currency (code order), in its minor units. */
+interface AccountSums {
+  currency: string;
+  assetsCents: number;
+  liabilitiesCents: number;
+  netCents: number;
+}
+
+/**
+ * Sums of `accounts` (the complete list, never a page), once per currency: liability balances
+ * are positive amounts owed, so net = assets − liabilities. An unknown balance counts as 0.
+ */
+export function sumAccounts(accounts: readonly AccountRow[]): AccountSums[] {
+  return groupByCurrency(accounts, (a) => a.currency).map(([currency, ofCurrency]) => {
+    let assetsCents = 0;
+    let liabilitiesCents = 0;
+    for (const a of ofCurrency) {
+      if (isLiabilityType(a.type)) liabilitiesCents += a.currentCents ?? 0;
+      else assetsCents += a.currentCents ?? 0;
+    }
+    return { currency, assetsCents, liabilitiesCents, netCents: assetsCents - liabilitiesCents };
+  });
+}
+
 /** Current balances of one currency (minor units of `currency`). */
 export interface BalanceTotals {
   currency: string;
@@ -145,10 +170,51 @@ export interface NetWorthPoint {
   currency: string;
   assetsCents: number;
   liabilitiesCents: number;
+  netWorthCents: number;
+}
+
+export const NET_WORTH_INTERVALS = ["month", "week", "day", "none"] as const;
+type NetWorthInterval = (typeof NET_WORTH_INTERVALS)[number];
+
+/** Dates of the history points: each interval's last day after `months` ago, ending with today. */
+function historyDates(today: string, months: number, interval: NetWorthInterval): string[] {
+  if (interval === "none") return [];
+  const start = addMonths(today, -months);
+  const dates: string[] = [];
+  if (interval === "day") {
+    for (let d = addDays(start, 1); d < today; d = addDays(d, 1)) dates.push(d);
+  } else if (interval === "week") {
+    // Sundays (ends of ISO weeks).
+    const dow = new Date(`${start}T00:00:00Z`).getUTCDay();
+    for (let d = addDays(start, (7 - dow) % 7 || 7); d < today; d = addDays(d, 7)) dates.push(d);
+  } else {
+    for (let d = endOfMonth(start); d < today; d = endOfMonth(addMonths(d, 1))) dates.push(d);
+  }
+  dates.push(today);
+  return dates;
+}
+
+/**
+ * Net worth now (`getBalanceTotals`) and its history at each interval's end over the last
+ * `months`, from the first balance snapshot on (earlier points are left out; none without
+ * snapshots). One round trip: the history is read for every date and cut after.
+ */
+export async function getNetWorth(
+  db: Database,
+  userId: string,
+  options: { today: string; months: number; interval: NetWorthInterval },
+): Promise<{ totals: BalanceTotals[]; history: NetWorthPoint[]; historyStart: string | null }> {
+  const [totals, historyStart, points] = await Promise.all([
+    getBalanceTotals(db, userId),
+    getHistoryStart(db, userId),
+    getNetWorthHistory(db, userId, historyDates(options.today, options.months, options.interval)),
+  ]);
+  const history = historyStart ? points.filter((p) => p.date >= historyStart) : [];
+  return { totals, history, historyStart };
 }
 
 /** The first snapshot date of the user, or null when there is no history yet. */
-export async function getHistoryStart(db: Database, userId: string): Promise<string | null> {
+async function getHistoryStart(db: Database, userId: string): Promise<string | null> {
   const [row] = await db
     .select({ first: sql<string | null>`min(${balanceSnapshots.date})::text` })
     .from(balanceSnapshots)
@@ -162,11 +228,7 @@ export async function getHistoryStart(db: Database, userId: string): Promise<str
  * look-up on the snapshot primary key per account and date. Every currency of the user's
  * accounts has a point at every date (zero before its first snapshot).
  */
-export async function getNetWorthHistory(
-  db: Database,
-  userId: string,
-  dates: string[],
-): Promise<NetWorthPoint[]> {
+async function getNetWorthHistory(db: Database, userId: string, dates: string[]): Promise<NetWorthPoint[]> {
   if (dates.length === 0) return [];
   const values = sql.join(
     dates.map((d) => sql`(${d}::date)`),
@@ -199,12 +261,9 @@ export async function getNetWorthHistory(
   return [...currencies].sort().flatMap((currency) =>
     dates.map((date) => {
       const row = byKey.get(`${currency}|${date}`);
-      return {
-        date,
-        currency,
-        assetsCents: toCents(row?.assets),
-        liabilitiesCents: toCents(row?.liabilities),
-      };
+      const assetsCents = toCents(row?.assets);
+      const liabilitiesCents = toCents(row?.liabilities);
+      return { date, currency, assetsCents, liabilitiesCents, netWorthCents: assetsCents - liabilitiesCents };
     }),
   );
 }

@@ -25,13 +25,15 @@ import { toCents } from "./money";
 import { addDays, type DateRange } from "./periods";
 import { listStreams, projectDates } from "./recurring";
 
+export const BILL_KINDS = ["recurring", "credit_card", "loan"] as const;
+
 export interface Bill {
   currency: string;
   date: string;
   name: string;
   /** Negative: money out. */
   amountCents: number;
-  kind: "recurring" | "credit_card" | "loan";
+  kind: (typeof BILL_KINDS)[number];
   frequency: string | null;
   account: string;
   category: string | null;
@@ -39,9 +41,11 @@ export interface Bill {
   fromCash: boolean;
 }
 
-/** The cash projection of one currency over the window. */
+/** The bills and cash projection of one currency over the window. */
 export interface CashProjection {
   currency: string;
+  /** Sum of the bills in the currency (negative), whether paid from cash or by card. */
+  totalDueCents: number;
   startingCashCents: number;
   lowest: { cents: number; date: string };
   endingCashCents: number;
@@ -159,7 +163,8 @@ export async function getUpcomingBills(
       balance += delta.get(date) ?? 0;
       if (balance < lowest.cents) lowest = { cents: balance, date };
     }
-    return { currency, startingCashCents, lowest, endingCashCents: balance };
+    const totalDueCents = bills.reduce((n, b) => (b.currency === currency ? n + b.amountCents : n), 0);
+    return { currency, totalDueCents, startingCashCents, lowest, endingCashCents: balance };
   });
   return { window, bills, income, cash };
 }

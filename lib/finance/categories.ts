@@ -13,8 +13,6 @@
  * the user's own accounts, including a credit-card payment, both legs) is neither income nor
  * spending. Totals must exclude `isTransfer` rows first, then apply the kind rule.
  */
-import { z } from "zod";
-
 export type CategoryKind = "income" | "spending" | "transfer";
 
 export const CATEGORIES = {
@@ -48,9 +46,6 @@ export type CategoryId = keyof typeof CATEGORIES;
 
 /** Every category id, in display order. */
 export const CATEGORY_IDS = Object.keys(CATEGORIES) as [CategoryId, ...CategoryId[]];
-
-/** zod schema of a category id (tool arguments, provider outputs). */
-export const categorySchema = z.enum(CATEGORY_IDS);
 
 export function isCategoryId(value: string): value is CategoryId {
   return Object.hasOwn(CATEGORIES, value);

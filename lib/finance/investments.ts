@@ -6,12 +6,17 @@
  * a cost basis). Allocation shares are value / total value by security type and by account.
  * Investment transactions keep the cash-effect sign: buys negative, sales and dividends positive.
  * Every sum is grouped by currency (holdings' and transactions' own), shares are within it.
+ *
+ * get_investments has three views; each is one function here that reads the totals over every
+ * holding together with the view's own rows (one round trip): `getHoldingsView`,
+ * `getAllocationView`, `getInvestmentTransactionsView`.
  */
 import { and, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts, holdings, investmentTransactions, securities } from "@/db/schema";
-import { toCents, toCentsOrNull, toNumberOrNull } from "./money";
+import { ratio, toCents, toCentsOrNull, toNumberOrNull } from "./money";
 import type { DateRange } from "./periods";
+import type { SortKey } from "./transactions";
 
 export interface HoldingRow {
   accountId: string;
@@ -23,6 +28,10 @@ export interface HoldingRow {
   price: number | null;
   valueCents: number;
   costBasisCents: number | null;
+  /** value − cost basis; null when the cost basis is unknown. */
+  gainCents: number | null;
+  /** gain / cost basis, rounded to 4 decimals. */
+  gainPct: number | null;
   currency: string;
 }
 
@@ -33,11 +42,7 @@ function holdingConditions(userId: string, accountIds?: string[]): SQL[] {
 }
 
 /** Every position, by currency, largest value first within it. */
-export async function listHoldings(
-  db: Database,
-  userId: string,
-  accountIds?: string[],
-): Promise<HoldingRow[]> {
+async function listHoldings(db: Database, userId: string, accountIds?: string[]): Promise<HoldingRow[]> {
   const rows = await db
     .select({
       accountId: holdings.accountId,
@@ -56,18 +61,25 @@ export async function listHoldings(
     .innerJoin(securities, eq(securities.id, holdings.securityId))
     .where(and(...holdingConditions(userId, accountIds)))
     .orderBy(holdings.currency, desc(holdings.valueMinor), holdings.id);
-  return rows.map((r) => ({
-    accountId: r.accountId,
-    accountName: r.accountName,
-    security: r.security,
-    ticker: r.ticker,
-    type: r.type,
-    quantity: toNumberOrNull(r.quantity),
-    price: toNumberOrNull(r.price),
-    valueCents: toCents(r.value),
-    costBasisCents: toCentsOrNull(r.costBasis),
-    currency: r.currency,
-  }));
+  return rows.map((r) => {
+    const valueCents = toCents(r.value);
+    const costBasisCents = toCentsOrNull(r.costBasis);
+    const gainCents = costBasisCents === null ? null : valueCents - costBasisCents;
+    return {
+      accountId: r.accountId,
+      accountName: r.accountName,
+      security: r.security,
+      ticker: r.ticker,
+      type: r.type,
+      quantity: toNumberOrNull(r.quantity),
+      price: toNumberOrNull(r.price),
+      valueCents,
+      costBasisCents,
+      gainCents,
+      gainPct: gainCents === null || costBasisCents === null ? null : ratio(gainCents, costBasisCents),
+      currency: r.currency,
+    };
+  });
 }
 
 export interface HoldingTotals {
@@ -75,11 +87,13 @@ export interface HoldingTotals {
   valueCents: number;
   costBasisCents: number;
   gainCents: number;
+  /** gain / cost basis, rounded to 4 decimals; null without a cost basis. */
+  gainPct: number | null;
   count: number;
 }
 
 /** SQL totals over all holdings per currency: value, cost basis and gain (over positions with a basis). */
-export async function getHoldingTotals(
+async function getHoldingTotals(
   db: Database,
   userId: string,
   accountIds?: string[],
@@ -96,27 +110,34 @@ export async function getHoldingTotals(
     .where(and(...holdingConditions(userId, accountIds)))
     .groupBy(holdings.currency)
     .orderBy(holdings.currency);
-  return rows.map((r) => ({
-    currency: r.currency,
-    valueCents: toCents(r.value),
-    costBasisCents: toCents(r.basis),
-    gainCents: toCents(r.gain),
-    count: toCents(r.count),
-  }));
+  return rows.map((r) => {
+    const costBasisCents = toCents(r.basis);
+    const gainCents = toCents(r.gain);
+    return {
+      currency: r.currency,
+      valueCents: toCents(r.value),
+      costBasisCents,
+      gainCents,
+      gainPct: ratio(gainCents, costBasisCents),
+      count: toCents(r.count),
+    };
+  });
 }
 
 export interface AllocationRow {
   currency: string;
   key: string;
   cents: number;
+  /** cents / the currency's total holding value. */
+  share: number | null;
 }
 
 /** Value by currency and security type, and by currency and account, in SQL (largest first within a currency). */
-export async function getAllocation(
+async function getAllocation(
   db: Database,
   userId: string,
   accountIds?: string[],
-): Promise<{ byType: AllocationRow[]; byAccount: AllocationRow[] }> {
+): Promise<{ byType: Array<Omit<AllocationRow, "share">>; byAccount: Array<Omit<AllocationRow, "share">> }> {
   const where = and(...holdingConditions(userId, accountIds));
   const [byType, byAccount] = await Promise.all([
     db
@@ -165,26 +186,29 @@ export interface InvestmentTransactionRow {
   currency: string;
 }
 
-/** A page of investment transactions (newest first) and SQL sums by type over all matches. */
-export async function listInvestmentTransactions(
-  db: Database,
-  userId: string,
-  options: {
-    range: DateRange;
-    accountIds?: string[] | undefined;
-    limit: number;
-    /** `[date, id]` of the previous page's last row: this page starts strictly after it. */
-    after: readonly (string | number)[] | null;
-  },
-): Promise<{
+interface InvestmentTransactionsQuery {
+  range: DateRange;
+  accountIds?: string[] | undefined;
+  limit: number;
+  /** `[date, id]` of the previous page's last row: this page starts strictly after it. */
+  after: SortKey | null;
+}
+
+interface InvestmentTransactionsPage {
   rows: InvestmentTransactionRow[];
-  hasMore: boolean;
   /** `[date, id]` of this page's last row, when more rows follow. */
   nextKey: [string, string] | null;
   total: number;
   /** Sum and count per currency and type, over every match. */
   byType: Array<{ currency: string; type: string; cents: number; count: number }>;
-}> {
+}
+
+/** A page of investment transactions (newest first) and SQL sums by type over all matches. */
+async function listInvestmentTransactions(
+  db: Database,
+  userId: string,
+  options: InvestmentTransactionsQuery,
+): Promise<InvestmentTransactionsPage> {
   const conditions: SQL[] = [
     eq(investmentTransactions.userId, userId),
     gte(investmentTransactions.date, options.range.start),
@@ -257,9 +281,56 @@ export async function listInvestmentTransactions(
       feesCents: toCentsOrNull(r.fees),
       currency: r.currency,
     })),
-    hasMore: rows.length > options.limit,
     nextKey: rows.length > options.limit && last ? [last.date, last.id] : null,
     total: summary.reduce((n, r) => n + r.count, 0),
     byType: summary,
   };
+}
+
+/** The holdings view: totals over every holding, and `limit` positions from `offset`. */
+export async function getHoldingsView(
+  db: Database,
+  userId: string,
+  options: { accountIds?: string[] | undefined; offset: number; limit: number },
+): Promise<{ totals: HoldingTotals[]; holdings: HoldingRow[]; total: number; nextOffset: number | null }> {
+  const [totals, all] = await Promise.all([
+    getHoldingTotals(db, userId, options.accountIds),
+    listHoldings(db, userId, options.accountIds),
+  ]);
+  const end = options.offset + options.limit;
+  return {
+    totals,
+    holdings: all.slice(options.offset, end),
+    total: all.length,
+    nextOffset: end < all.length ? end : null,
+  };
+}
+
+/** The allocation view: totals, and value and share by security type and by account. */
+export async function getAllocationView(
+  db: Database,
+  userId: string,
+  accountIds?: string[],
+): Promise<{ totals: HoldingTotals[]; byType: AllocationRow[]; byAccount: AllocationRow[] }> {
+  const [totals, allocation] = await Promise.all([
+    getHoldingTotals(db, userId, accountIds),
+    getAllocation(db, userId, accountIds),
+  ]);
+  const totalValue = new Map(totals.map((t) => [t.currency, t.valueCents]));
+  const withShares = (rows: Array<Omit<AllocationRow, "share">>) =>
+    rows.map((r) => ({ ...r, share: ratio(r.cents, totalValue.get(r.currency) ?? 0) }));
+  return { totals, byType: withShares(allocation.byType), byAccount: withShares(allocation.byAccount) };
+}
+
+/** The transactions view: totals over every holding, and a page of transactions with sums by type. */
+export async function getInvestmentTransactionsView(
+  db: Database,
+  userId: string,
+  options: InvestmentTransactionsQuery,
+): Promise<InvestmentTransactionsPage & { totals: HoldingTotals[] }> {
+  const [totals, page] = await Promise.all([
+    getHoldingTotals(db, userId, options.accountIds),
+    listInvestmentTransactions(db, userId, options),
+  ]);
+  return { totals, ...page };
 }

@@ -4,8 +4,8 @@
  * Rules: balances are positive amounts owed (as stored by sync, whatever the provider's sign).
  * Utilization = balance / limit (null without a limit). Total debt = SUM of balances in SQL.
  * Weighted APR = Σ(balance × APR) / Σ balance over debts that report an APR and owe more than 0,
- * rounded to 2 decimals; null when none does. Callers compute every total, utilization and
- * weighted APR within one currency (get_liabilities groups the debts by currency first).
+ * rounded to 2 decimals; null when none does. Every total, utilization and weighted APR is
+ * computed within one currency (`getDebts` groups the debts by currency first).
  *
  * Payment status (`paymentStatus`): a payment is money in to the debt's account that is a
  * transfer or a card or loan payment (a refund is not a payment).
@@ -26,7 +26,8 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { balanceSnapshots, bankAccounts, bankConnections, liabilities, transactions } from "@/db/schema";
-import { toCents, toCentsOrNull, toNumberOrNull } from "./money";
+import { groupByCurrency } from "./currency";
+import { ratio, toCents, toCentsOrNull, toNumberOrNull } from "./money";
 import { addMonths } from "./periods";
 
 /** Cycles a card must have been paid in full to be projected as paid in full again. */
@@ -201,4 +202,58 @@ export function paymentStatus(
   const minimumLeft = Math.max(0, minimum - paid);
   const paysInFull = statementLeft !== null && d.paidInFullCycles >= FULL_PAY_CYCLES;
   return { dueCents: paysInFull ? statementLeft : minimumLeft, overdue: pastDue && minimumLeft > 0 };
+}
+
+/** A debt as get_liabilities shows it: its row, utilization, and whether it is overdue today. */
+export interface Debt extends DebtRow {
+  /** balance / limit (cards with a positive limit), rounded to 4 decimals. */
+  utilization: number | null;
+  /** The due date has passed and what is due was not received (`paymentStatus`). */
+  overdue: boolean;
+}
+
+/** Totals of one currency's debts, in its minor units. */
+interface DebtTotals {
+  currency: string;
+  totalDebtCents: number;
+  cardDebtCents: number;
+  loanDebtCents: number;
+  minimumPaymentCents: number;
+  /** All card balances / all card limits, over cards with a limit. */
+  creditUtilization: number | null;
+  weightedApr: number | null;
+  overdueCount: number;
+}
+
+/** Open debts (optionally of some kinds) as of `today`, with their totals per currency (code order). */
+export async function getDebts(
+  db: Database,
+  userId: string,
+  kinds: LiabilityKind[] | undefined,
+  today: string,
+): Promise<{ debts: Debt[]; totals: DebtTotals[] }> {
+  const debts = (await listDebts(db, userId, kinds)).map((d) => ({
+    ...d,
+    utilization: ratio(d.balanceCents, d.limitCents ?? 0),
+    overdue: paymentStatus(d, today).overdue,
+  }));
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const totals = groupByCurrency(debts, (d) => d.currency).map(([currency, ofCurrency]) => {
+    const cards = ofCurrency.filter((d) => d.kind === "credit");
+    const cardDebtCents = sum(cards.map((c) => c.balanceCents));
+    const loanDebtCents = sum(ofCurrency.filter((d) => d.kind !== "credit").map((l) => l.balanceCents));
+    const withLimit = cards.filter((c) => c.limitCents !== null);
+    const cardLimits = sum(withLimit.map((c) => c.limitCents ?? 0));
+    return {
+      currency,
+      totalDebtCents: cardDebtCents + loanDebtCents,
+      cardDebtCents,
+      loanDebtCents,
+      minimumPaymentCents: sum(ofCurrency.map((d) => d.minimumPaymentCents ?? 0)),
+      creditUtilization: cardLimits > 0 ? ratio(sum(withLimit.map((c) => c.balanceCents)), cardLimits) : null,
+      weightedApr: weightedApr(ofCurrency),
+      overdueCount: ofCurrency.filter((d) => d.overdue).length,
+    };
+  });
+  return { debts, totals };
 }

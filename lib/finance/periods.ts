@@ -13,9 +13,6 @@
  *
  * Calendar arithmetic is done on UTC midnights of the dates, which has no daylight-saving jumps.
  */
-import { z } from "zod";
-import { AppError } from "@/lib/errors";
-
 export const PERIODS = [
   "this_month",
   "last_month",
@@ -129,6 +126,11 @@ export function resolvePeriod(period: Period, timezone: string, now: Date): Date
   }
 }
 
+/** The last `months` calendar months up to `today`, the current month to date counting as one. */
+export function monthsToDate(today: string, months: number): DateRange {
+  return { start: addMonths(startOfMonth(today), -(months - 1)), end: today };
+}
+
 /**
  * The period just before `range`, for comparisons:
  * - `this_month` (1st .. today) → the previous month's 1st .. the same day (clamped);
@@ -153,78 +155,4 @@ export function previousRange(range: DateRange, period?: Period): DateRange {
   }
   const length = daysBetween(range.start, range.end) + 1;
   return { start: addDays(range.start, -length), end: addDays(range.start, -1) };
-}
-
-// ───────────────────────────── tool arguments ─────────────────────────────
-
-const isoDateSchema = z
-  .string()
-  .refine(isIsoDate, { message: "must be a calendar date written YYYY-MM-DD, e.g. 2025-01-31" });
-
-/**
- * The date arguments shared by tools: `period`, or `start_date`/`end_date`. Spread into a tool's
- * input object; `resolveDateArgs` turns them into a range.
- */
-export function dateArgsShape(defaultPeriod: Period | undefined) {
-  const defaultText = defaultPeriod
-    ? `Default ${defaultPeriod} when no dates are given.`
-    : "Default: all history.";
-  return {
-    period: z
-      .enum(PERIODS)
-      .optional()
-      .describe(
-        `Named period in the user's timezone, inclusive of both ends: ${PERIODS.join(", ")}. this_month and year_to_date run to today. Do not combine with start_date/end_date. ${defaultText}`,
-      ),
-    start_date: isoDateSchema
-      .optional()
-      .describe(
-        "First day to include (YYYY-MM-DD). Use with end_date instead of period; alone it runs to today.",
-      ),
-    end_date: isoDateSchema
-      .optional()
-      .describe("Last day to include (YYYY-MM-DD), inclusive. Requires start_date."),
-  };
-}
-
-export interface DateArgs {
-  period?: Period | undefined;
-  start_date?: string | undefined;
-  end_date?: string | undefined;
-}
-
-/**
- * The range the caller asked for. Throws `invalid_input` naming the argument when the dates do
- * not make a range. Returns null when no dates were given and there is no default (all history).
- */
-export function resolveDateArgs(
-  args: DateArgs,
-  ctx: { timezone: string; now: Date },
-  defaultPeriod: Period | undefined,
-): { range: DateRange | null; period: Period | undefined } {
-  const hasDates = args.start_date !== undefined || args.end_date !== undefined;
-  if (args.period && hasDates) {
-    throw new AppError("invalid_input", "Give either period or start_date/end_date, not both.", {
-      argument: "period",
-    });
-  }
-  if (args.period) return { range: resolvePeriod(args.period, ctx.timezone, ctx.now), period: args.period };
-  if (hasDates) {
-    if (!args.start_date) {
-      throw new AppError("invalid_input", "start_date is required when end_date is given (YYYY-MM-DD).", {
-        argument: "start_date",
-      });
-    }
-    const end = args.end_date ?? todayIn(ctx.timezone, ctx.now);
-    if (args.start_date > end) {
-      throw new AppError(
-        "invalid_input",
-        `start_date (${args.start_date}) must be on or before end_date (${end}).`,
-        { argument: "start_date" },
-      );
-    }
-    return { range: { start: args.start_date, end }, period: undefined };
-  }
-  if (!defaultPeriod) return { range: null, period: undefined };
-  return { range: resolvePeriod(defaultPeriod, ctx.timezone, ctx.now), period: defaultPeriod };
 }

@@ -16,6 +16,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import type { RecurringStream } from "@/db/schema";
 import { bankAccounts, recurringStreams, transactions } from "@/db/schema";
+import { groupByCurrency } from "./currency";
 import { toCents } from "./money";
 import { addDays, addMonths } from "./periods";
 import { executeRows, text } from "./sql";
@@ -118,12 +119,15 @@ export function latestPriceChange(newestFirst: Charge[]): { previous: number; si
   return null;
 }
 
+interface StreamQuery {
+  direction: "inflow" | "outflow" | "all";
+  status: "active" | "inactive" | "all";
+  /** Price changes count as recent within the year before it. */
+  today: string;
+}
+
 /** The user's recurring streams, with their latest price change (read from their charges). */
-export async function listStreams(
-  db: Database,
-  userId: string,
-  options: { direction: "inflow" | "outflow" | "all"; status: "active" | "inactive" | "all"; today: string },
-): Promise<StreamRow[]> {
+export async function listStreams(db: Database, userId: string, options: StreamQuery): Promise<StreamRow[]> {
   const conditions: SQL[] = [eq(recurringStreams.userId, userId)];
   if (options.direction !== "all") conditions.push(eq(recurringStreams.direction, options.direction));
   if (options.status !== "all") conditions.push(eq(recurringStreams.isActive, options.status === "active"));
@@ -216,4 +220,54 @@ export function projectDates(
     date = nextOccurrence(date, stream.frequency);
   }
   return dates;
+}
+
+/** A stream with its monthly and yearly equivalents at its current price (signed minor units). */
+interface StreamWithEquivalents extends StreamRow {
+  monthlyCents: number;
+  yearlyCents: number;
+}
+
+/** What the listed streams of one direction add up to, in one currency's minor units. */
+export interface RecurringSums {
+  count: number;
+  monthlyCents: number;
+  yearlyCents: number;
+}
+
+/**
+ * The user's recurring streams with their equivalents, ordered by currency, monthly equivalent
+ * (largest charge first) and merchant, and per currency (code order) the sums of the per-stream
+ * equivalents of charges and of income.
+ */
+export async function getRecurring(
+  db: Database,
+  userId: string,
+  options: StreamQuery,
+): Promise<{
+  streams: StreamWithEquivalents[];
+  totals: Array<{ currency: string; outflow: RecurringSums; inflow: RecurringSums }>;
+}> {
+  const streams = (await listStreams(db, userId, options)).map((s) => ({
+    ...s,
+    ...equivalents(s.lastCents, s.frequency),
+  }));
+  const totals = groupByCurrency(streams, (s) => s.currency).map(([currency, ofCurrency]) => {
+    const sum = (direction: "inflow" | "outflow") => {
+      const of = ofCurrency.filter((s) => s.direction === direction);
+      return {
+        count: of.length,
+        monthlyCents: of.reduce((n, s) => n + s.monthlyCents, 0),
+        yearlyCents: of.reduce((n, s) => n + s.yearlyCents, 0),
+      };
+    };
+    return { currency, outflow: sum("outflow"), inflow: sum("inflow") };
+  });
+  streams.sort(
+    (a, b) =>
+      a.currency.localeCompare(b.currency) ||
+      a.monthlyCents - b.monthlyCents ||
+      a.merchant.localeCompare(b.merchant),
+  );
+  return { streams, totals };
 }

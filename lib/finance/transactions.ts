@@ -9,18 +9,15 @@
  * `include_pending`) rather than the income/spending rules of lib/finance/rules.ts. A purchase is
  * one row whether pending or posted (the sync replaces the pending row; rules.ts, rule 3).
  *
- * Paging is by keyset: the opaque base64url cursor carries the last row's sort key and id, and
- * the next page starts strictly after it, so rows added or removed between two pages never make
- * an unchanged row repeat or go missing (an offset would shift). The cursor also carries a
- * fingerprint of the user, filters and sort, so a cursor from another query, another user or a
- * garbled one is refused instead of silently returning the wrong rows.
+ * Paging is by keyset: a page ends at its last row's sort key (`nextKey`) and the next page
+ * starts strictly after it (`after`), so rows added or removed between two pages never make an
+ * unchanged row repeat or go missing (an offset would shift). Turning the key into an opaque
+ * cursor tied to the query is the MCP layer's business (lib/mcp/cursor.ts).
  */
-import { createHash } from "node:crypto";
 import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
-import { AppError } from "@/lib/errors";
-import { EXPONENTS, MAX_EXPONENT, toAmount } from "./currency";
+import { EXPONENTS, MAX_EXPONENT } from "./currency";
 import { toCents } from "./money";
 import type { DateRange } from "./periods";
 import { summarizeTransactions } from "./rollups";
@@ -82,103 +79,32 @@ export function transactionConditions(userId: string, f: TransactionFilter): SQL
   return conditions;
 }
 
-// ───────────────────────────── cursor ─────────────────────────────
-
-/** The position a page ends at: the last row's sort key, id last. */
-export type CursorKey = readonly (string | number)[];
-type KeyPart = "string" | "number" | "date";
-
-interface CursorPayload {
-  /** The last row's sort key. */
-  k: CursorKey;
-  /** Fingerprint of the user, filters and sort the cursor belongs to. */
-  f: string;
-}
-
-/** A short, stable fingerprint of everything that decides the row order and set. */
-export function filterFingerprint(userId: string, filter: TransactionFilter, sort: TransactionSort): string {
-  const canonical = JSON.stringify([
-    userId,
-    filter.range,
-    filter.query?.trim() ?? null,
-    [...(filter.accountIds ?? [])].sort(),
-    [...(filter.categories ?? [])].sort(),
-    filter.direction,
-    filter.minAbs ?? null,
-    filter.maxAbs ?? null,
-    filter.includePending,
-    filter.excludeTransfers,
-    sort,
-  ]);
-  return createHash("sha256").update(canonical).digest("base64url").slice(0, 16);
-}
-
-/** An opaque `page.next_cursor`: where the page ended, tied to the query by its fingerprint. */
-export function encodeCursor(key: CursorKey, fingerprint: string): string {
-  return Buffer.from(JSON.stringify({ k: key, f: fingerprint } satisfies CursorPayload)).toString(
-    "base64url",
-  );
-}
-
-const fitsPart = (value: unknown, part: KeyPart) =>
-  part === "number"
-    ? typeof value === "number" && Number.isSafeInteger(value) && value >= 0
-    : typeof value === "string" &&
-      value.length <= 200 &&
-      (part === "string" || (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))));
-
-/**
- * The sort key a cursor ends at, checked against the parts the query's sort expects;
- * `invalid_input` naming `cursor` when it is garbled, tampered or from another query or user.
- */
-export function decodeCursor(cursor: string, fingerprint: string, shape: readonly KeyPart[]): CursorKey {
-  const invalid = () =>
-    new AppError(
-      "invalid_input",
-      'Argument "cursor" is not valid for these arguments: pass the page.next_cursor returned by the previous call with the same arguments, or omit cursor to start from the first page.',
-      { argument: "cursor" },
-    );
-  let payload: unknown;
-  try {
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
-    payload = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    throw invalid();
-  }
-  if (typeof payload !== "object" || payload === null || !("k" in payload) || !("f" in payload))
-    throw invalid();
-  const { k, f } = payload as { k: unknown; f: unknown };
-  if (f !== fingerprint || !Array.isArray(k) || k.length !== shape.length) throw invalid();
-  if (!k.every((value, i) => fitsPart(value, shape[i] as KeyPart))) throw invalid();
-  return k as CursorKey;
-}
-
-/** The key parts of each sort: `[date, id]`, or `[abs amount in minor units, date, id]`. */
-export function cursorShape(sort: TransactionSort): readonly KeyPart[] {
-  return sort === "date_desc" || sort === "date_asc" ? ["date", "string"] : ["number", "date", "string"];
-}
+/** Where a page ends: the last row's sort key, id last. The next page starts strictly after it. */
+export type SortKey = readonly (string | number)[];
 
 // ───────────────────────────── search ─────────────────────────────
 
 export interface TransactionRow {
   id: string;
   date: string;
-  amount: number;
+  /** Signed minor units of `currency` (negative = money out). */
+  amountCents: number;
   currency: string;
   name: string;
   merchant: string | null;
   category: string;
   account: string;
   pending: boolean;
-  is_transfer: boolean;
+  isTransfer: boolean;
 }
 
+/** The matches of one currency, in its minor units. */
 export interface SearchSummary {
   currency: string;
   count: number;
-  inflow: number;
-  outflow: number;
-  net: number;
+  inflowCents: number;
+  outflowCents: number;
+  netCents: number;
 }
 
 export interface SearchResult {
@@ -186,12 +112,12 @@ export interface SearchResult {
   /** One per currency of the matches (code order). */
   summary: SearchSummary[];
   /** Where the page ended, when more rows follow. */
-  nextKey: CursorKey | null;
+  nextKey: SortKey | null;
   totalCount: number;
 }
 
 /** Rows strictly after `after` in the order of `sort` (the keyset condition). */
-function afterKey(sort: TransactionSort, after: CursorKey): SQL {
+function afterKey(sort: TransactionSort, after: SortKey): SQL {
   const abs = sql`abs(${transactions.amountMinor})`;
   const [a, b, c] = after;
   switch (sort) {
@@ -224,7 +150,7 @@ export async function searchTransactions(
   db: Database,
   userId: string,
   filter: TransactionFilter,
-  options: { sort: TransactionSort; limit: number; after: CursorKey | null },
+  options: { sort: TransactionSort; limit: number; after: SortKey | null },
 ): Promise<SearchResult> {
   const where = and(...transactionConditions(userId, filter));
   const pageWhere = options.after ? and(where, afterKey(options.sort, options.after)) : where;
@@ -255,22 +181,22 @@ export async function searchTransactions(
   const summary = totals.map((t) => ({
     currency: t.currency,
     count: t.count,
-    inflow: toAmount(t.inflow, t.currency),
-    outflow: toAmount(t.outflow, t.currency),
-    net: toAmount(t.inflow + t.outflow, t.currency),
+    inflowCents: t.inflow,
+    outflowCents: t.outflow,
+    netCents: t.inflow + t.outflow,
   }));
   return {
     transactions: page.map((r) => ({
       id: r.id,
       date: r.date,
-      amount: toAmount(toCents(r.amountMinor), r.currency),
+      amountCents: toCents(r.amountMinor),
       currency: r.currency,
       name: r.name,
       merchant: r.merchantName,
       category: r.category,
       account: r.accountName,
       pending: r.pending,
-      is_transfer: r.isTransfer,
+      isTransfer: r.isTransfer,
     })),
     summary,
     nextKey: hasMore && last ? keyOf(options.sort, last) : null,
@@ -278,7 +204,7 @@ export async function searchTransactions(
   };
 }
 
-function keyOf(sort: TransactionSort, row: { date: string; id: string; amountMinor: unknown }): CursorKey {
+function keyOf(sort: TransactionSort, row: { date: string; id: string; amountMinor: unknown }): SortKey {
   return sort === "date_desc" || sort === "date_asc"
     ? [row.date, row.id]
     : [Math.abs(toCents(row.amountMinor)), row.date, row.id];

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "@/lib/errors";
 import {
   addMonths,
   isIsoDate,
+  monthsToDate,
   PERIODS,
   previousRange,
-  resolveDateArgs,
   resolvePeriod,
   todayIn,
 } from "@/lib/finance/periods";
@@ -159,56 +158,18 @@ describe("previousRange", () => {
   });
 });
 
-describe("resolveDateArgs", () => {
-  const ctx = { timezone: "UTC", now: at("2025-03-15T12:00:00Z") };
-
-  it("uses the default period, or none", () => {
-    expect(resolveDateArgs({}, ctx, "last_month").range).toEqual({ start: "2025-02-01", end: "2025-02-28" });
-    expect(resolveDateArgs({}, ctx, undefined).range).toBeNull();
-  });
-
-  it("takes explicit dates, start alone running to today", () => {
-    expect(
-      resolveDateArgs({ start_date: "2025-01-01", end_date: "2025-01-31" }, ctx, "last_month").range,
-    ).toEqual({
-      start: "2025-01-01",
-      end: "2025-01-31",
-    });
-    expect(resolveDateArgs({ start_date: "2025-03-01" }, ctx, undefined).range).toEqual({
-      start: "2025-03-01",
-      end: "2025-03-15",
-    });
-  });
-
-  it("refuses start after end, end alone, and period with dates, naming the argument", () => {
-    const expectInvalid = (fn: () => unknown, pattern: RegExp) => {
-      try {
-        fn();
-        expect.unreachable();
-      } catch (error) {
-        expect(error).toBeInstanceOf(AppError);
-        expect((error as AppError).code).toBe("invalid_input");
-        expect((error as AppError).message).toMatch(pattern);
-      }
-    };
-    expectInvalid(
-      () => resolveDateArgs({ start_date: "2025-02-01", end_date: "2025-01-01" }, ctx, undefined),
-      /start_date.*end_date/,
-    );
-    expectInvalid(
-      () => resolveDateArgs({ end_date: "2025-01-01" }, ctx, undefined),
-      /start_date is required/,
-    );
-    expectInvalid(
-      () => resolveDateArgs({ period: "last_month", start_date: "2025-01-01" }, ctx, undefined),
-      /period/,
-    );
-  });
-
+describe("isIsoDate", () => {
   it("validates calendar dates", () => {
     expect(isIsoDate("2025-02-28")).toBe(true);
     expect(isIsoDate("2025-02-30")).toBe(false);
     expect(isIsoDate("2025-2-3")).toBe(false);
     expect(isIsoDate("yesterday")).toBe(false);
+  });
+});
+
+describe("monthsToDate", () => {
+  it("counts the current month to date as one", () => {
+    expect(monthsToDate("2025-03-15", 1)).toEqual({ start: "2025-03-01", end: "2025-03-15" });
+    expect(monthsToDate("2025-03-15", 6)).toEqual({ start: "2024-10-01", end: "2025-03-15" });
   });
 });

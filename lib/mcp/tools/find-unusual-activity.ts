@@ -1,11 +1,11 @@
 /** Tool 11: transactions worth a second look. */
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
-import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
 import { findUnusualActivity, UNUSUAL_KINDS } from "@/lib/finance/unusual";
+import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
-import { currencySchema, rangeSchema } from "./shared";
+import { amountOrNull, currencySchema, rangeSchema } from "./shared";
 
 export const findUnusualActivityTool = defineTool({
   name: "find_unusual_activity",
@@ -53,7 +53,6 @@ export const findUnusualActivityTool = defineTool({
   }),
   async run(args, ctx) {
     const { range } = resolveDateArgs(args, ctx, "last_30_days");
-    if (!range) throw new Error("unreachable: a default period is set");
     const result = await findUnusualActivity(
       ctx.db,
       ctx.userId,
@@ -76,7 +75,7 @@ export const findUnusualActivityTool = defineTool({
             category: f.transaction.category,
             account: f.transaction.account,
           },
-          typical_amount: f.typicalCents === null ? null : toAmount(f.typicalCents, f.transaction.currency),
+          typical_amount: amountOrNull(f.typicalCents, f.transaction.currency),
         })),
         counts: result.counts,
       },

@@ -1,18 +1,9 @@
 /** Tool 5: income, spending, net and savings rate per month or week. */
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
-import { ratio } from "@/lib/finance/money";
-import {
-  addDays,
-  addMonths,
-  type DateRange,
-  dateArgsShape,
-  endOfMonth,
-  resolveDateArgs,
-  startOfMonth,
-  todayIn,
-} from "@/lib/finance/periods";
-import { CASH_FLOW_INTERVALS, getCashFlow } from "@/lib/finance/spending";
+import { monthsToDate, todayIn } from "@/lib/finance/periods";
+import { CASH_FLOW_INTERVALS, type CashFlowFigures, getCashFlow } from "@/lib/finance/spending";
+import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
@@ -67,39 +58,30 @@ export const getCashFlowTool = defineTool({
     ),
   }),
   async run(args, ctx) {
-    const resolved = resolveDateArgs(args, ctx, undefined);
     const today = todayIn(ctx.timezone, ctx.now);
-    const range: DateRange = resolved.range ?? {
-      start: addMonths(startOfMonth(today), -(args.months - 1)),
-      end: today,
-    };
-    const flows = await getCashFlow(ctx.db, ctx.userId, range, args.interval, args.account_ids);
-    const out = (currency: string, income: number, spending: number) => ({
+    const range = resolveDateArgs(args, ctx, undefined).range ?? monthsToDate(today, args.months);
+    const flows = await getCashFlow(ctx.db, ctx.userId, range, args.interval, args.account_ids, today);
+    const figures = (currency: string, f: CashFlowFigures) => ({
       currency,
-      income: toAmount(income, currency),
-      spending: toAmount(spending, currency),
-      net: toAmount(income - spending, currency),
-      savings_rate: ratio(income - spending, income),
+      income: toAmount(f.incomeCents, currency),
+      spending: toAmount(f.spendingCents, currency),
+      net: toAmount(f.netCents, currency),
+      savings_rate: f.savingsRate,
     });
     return {
       data: {
         range,
         interval: args.interval,
-        intervals: flows.flatMap((flow) =>
-          flow.buckets.map((b) => ({
-            ...out(flow.currency, b.incomeCents, b.spendingCents),
+        intervals: flows.flatMap((f) =>
+          f.buckets.map((b) => ({
+            ...figures(f.currency, b),
             label: b.label,
             start: b.start,
             end: b.end,
-            // Cut by the range, or still running today.
-            partial:
-              b.end >= today ||
-              (args.interval === "month"
-                ? b.start !== `${b.label}-01` || b.end !== endOfMonth(b.start)
-                : b.start !== b.label || b.end !== addDays(b.label, 6)),
+            partial: b.partial,
           })),
         ),
-        totals: flows.map((f) => out(f.currency, f.incomeCents, f.spendingCents)),
+        totals: flows.map((f) => figures(f.currency, f)),
         top_income_sources: flows.flatMap((f) =>
           f.topIncomeSources.map((s) => ({
             currency: f.currency,

@@ -1,11 +1,10 @@
 /** Tool 1: the one-call summary of the user's finances. */
 import { z } from "zod";
-import { getBalanceTotals } from "@/lib/finance/accounts";
-import { getUpcomingBills } from "@/lib/finance/bills";
+import { BILL_KINDS } from "@/lib/finance/bills";
 import { toAmount } from "@/lib/finance/currency";
-import { ratio } from "@/lib/finance/money";
+import { getOverview } from "@/lib/finance/overview";
 import { PERIODS, previousRange, resolvePeriod, todayIn } from "@/lib/finance/periods";
-import { type Flow, getPeriodComparison } from "@/lib/finance/spending";
+import type { FlowFigures } from "@/lib/finance/spending";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { currencySchema, perCurrency, rangeSchema } from "./shared";
@@ -61,7 +60,7 @@ export const getFinancialOverviewTool = defineTool({
         date: z.string(),
         name: z.string(),
         amount: z.number(),
-        kind: z.enum(["recurring", "credit_card", "loan"]),
+        kind: z.enum(BILL_KINDS),
       }),
     ),
     connections: z.array(
@@ -71,63 +70,41 @@ export const getFinancialOverviewTool = defineTool({
   async run(args, ctx) {
     const range = resolvePeriod(args.period, ctx.timezone, ctx.now);
     const previous = previousRange(range, args.period);
-    const today = todayIn(ctx.timezone, ctx.now);
-    const [balances, flows, bills] = await Promise.all([
-      getBalanceTotals(ctx.db, ctx.userId),
-      getPeriodComparison(ctx.db, ctx.userId, range, previous),
-      getUpcomingBills(ctx.db, ctx.userId, today, 7),
-    ]);
-    const currencies = [
-      ...new Set([...balances.map((b) => b.currency), ...flows.map((f) => f.currency)]),
-    ].sort();
-    const noFlow = { incomeCents: 0, spendingCents: 0 };
-    const totals = currencies.map((currency) => {
-      const balance = balances.find((b) => b.currency === currency);
-      const flow = flows.find((f) => f.currency === currency);
-      const current = flow?.current ?? noFlow;
-      const before = flow?.previous ?? noFlow;
-      const amount = (minor: number) => toAmount(minor, currency);
-      const typeCents = (type: string) => balance?.byType.find((t) => t.type === type)?.cents ?? 0;
-      const out = (f: Flow) => ({
-        income: amount(f.incomeCents),
-        spending: amount(f.spendingCents),
-        net: amount(f.incomeCents - f.spendingCents),
-      });
-      return {
-        currency,
-        net_worth: amount(balance?.netWorthCents ?? 0),
-        assets: amount(balance?.assetsCents ?? 0),
-        cash: amount(typeCents("depository")),
-        investments: amount(typeCents("investment")),
-        debt: amount(balance?.liabilitiesCents ?? 0),
-        current: out(current),
-        previous: out(before),
-        change: {
-          income: amount(current.incomeCents - before.incomeCents),
-          spending: amount(current.spendingCents - before.spendingCents),
-          net: amount(
-            current.incomeCents - current.spendingCents - (before.incomeCents - before.spendingCents),
-          ),
-          spending_pct:
-            before.spendingCents > 0
-              ? Math.round(((current.spendingCents - before.spendingCents) / before.spendingCents) * 10_000) /
-                10_000
-              : null,
-        },
-        top_categories: (flow?.categories.groups ?? []).slice(0, 5).map((g) => ({
-          category: g.key,
-          label: g.label,
-          amount: amount(g.cents),
-          share: ratio(g.cents, flow?.categories.totalCents ?? 0),
-        })),
-      };
+    const { totals, billsDue } = await getOverview(ctx.db, ctx.userId, {
+      range,
+      previous,
+      today: todayIn(ctx.timezone, ctx.now),
     });
     return {
       data: {
         period: range,
         previous_period: previous,
-        totals,
-        bills_due_7_days: bills.bills.map((b) => ({
+        totals: totals.map((t) => {
+          const amount = (minor: number) => toAmount(minor, t.currency);
+          const flow = (f: FlowFigures) => ({
+            income: amount(f.incomeCents),
+            spending: amount(f.spendingCents),
+            net: amount(f.netCents),
+          });
+          return {
+            currency: t.currency,
+            net_worth: amount(t.netWorthCents),
+            assets: amount(t.assetsCents),
+            cash: amount(t.cashCents),
+            investments: amount(t.investmentsCents),
+            debt: amount(t.debtCents),
+            current: flow(t.current),
+            previous: flow(t.previous),
+            change: { ...flow(t.change), spending_pct: t.change.spendingPct },
+            top_categories: t.topCategories.map((c) => ({
+              category: c.key,
+              label: c.label,
+              amount: amount(c.cents),
+              share: c.share,
+            })),
+          };
+        }),
+        bills_due_7_days: billsDue.map((b) => ({
           currency: b.currency,
           date: b.date,
           name: b.name,
@@ -140,7 +117,7 @@ export const getFinancialOverviewTool = defineTool({
           last_synced_at: c.lastSyncedAt ? c.lastSyncedAt.toISOString() : null,
         })),
       },
-      warnings: mixedCurrencyWarnings([...currencies, ...bills.bills.map((b) => b.currency)]),
+      warnings: mixedCurrencyWarnings([...totals, ...billsDue].map((t) => t.currency)),
     };
   },
 });

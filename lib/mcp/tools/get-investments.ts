@@ -1,21 +1,18 @@
 /** Tool 8: investment holdings, allocation, and investment transactions. */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
 import {
   type AllocationRow,
-  getAllocation,
-  getHoldingTotals,
+  getAllocationView,
+  getHoldingsView,
+  getInvestmentTransactionsView,
   type HoldingTotals,
-  listHoldings,
-  listInvestmentTransactions,
 } from "@/lib/finance/investments";
-import { ratio } from "@/lib/finance/money";
-import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
-import { decodeCursor, encodeCursor } from "@/lib/finance/transactions";
+import { dateArgsShape, resolveDateArgs } from "../args";
+import { decodeCursor, fingerprintOf, pageOf } from "../cursor";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
-import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
+import { accountIdsArg, amountOrNull, currencySchema, perCurrency, rangeSchema } from "./shared";
 
 const VIEWS = ["holdings", "allocation", "transactions"] as const;
 const shareSchema = z.object({
@@ -97,143 +94,99 @@ export const getInvestmentsTool = defineTool({
       .describe("Sum and count per type over ALL matching transactions."),
   }),
   async run(args, ctx) {
-    const baseOf = (totals: HoldingTotals[]) => ({
-      view: args.view,
-      totals: totals.map((t) => ({
-        currency: t.currency,
-        value: toAmount(t.valueCents, t.currency),
-        cost_basis: toAmount(t.costBasisCents, t.currency),
-        gain: toAmount(t.gainCents, t.currency),
-        gain_pct: ratio(t.gainCents, t.costBasisCents),
-        holdings_count: t.count,
-      })),
-    });
-    const warningsOf = (totals: HoldingTotals[], more: Array<{ currency: string }> = []) =>
-      mixedCurrencyWarnings([...totals, ...more].map((t) => t.currency));
-    // The totals and the view's own rows are read together (one round trip).
-    const totalsQuery = () => getHoldingTotals(ctx.db, ctx.userId, args.account_ids);
     const { range } = resolveDateArgs(args, ctx, "last_90_days");
-    const fingerprint = createHash("sha256")
-      .update(
-        JSON.stringify([
-          ctx.userId,
-          args.view,
-          [...(args.account_ids ?? [])].sort(),
-          args.view === "transactions" ? range : null,
-        ]),
-      )
-      .digest("base64url")
-      .slice(0, 16);
+    const fingerprint = fingerprintOf([
+      ctx.userId,
+      args.view,
+      [...(args.account_ids ?? [])].sort(),
+      args.view === "transactions" ? range : null,
+    ]);
     // Transactions page by keyset ([date, id] of the last row: rows synced between pages never
     // repeat); holdings are one snapshot the sync replaces whole, paged by position.
-    const after =
-      args.cursor && args.view === "transactions"
-        ? decodeCursor(args.cursor, fingerprint, ["date", "string"])
-        : null;
-    const offset =
-      args.cursor && args.view !== "transactions"
-        ? Number(decodeCursor(args.cursor, fingerprint, ["number"])[0])
-        : 0;
-
+    const key = args.cursor
+      ? decodeCursor(args.cursor, fingerprint, args.view === "transactions" ? ["date", "string"] : ["number"])
+      : null;
     if (args.view === "allocation") {
-      const [totals, allocation] = await Promise.all([
-        totalsQuery(),
-        getAllocation(ctx.db, ctx.userId, args.account_ids),
-      ]);
-      const totalValue = new Map(totals.map((t) => [t.currency, t.valueCents]));
+      const v = await getAllocationView(ctx.db, ctx.userId, args.account_ids);
       const shares = (rows: AllocationRow[]) =>
         rows.map((r) => ({
           currency: r.currency,
           key: r.key,
           value: toAmount(r.cents, r.currency),
-          share: ratio(r.cents, totalValue.get(r.currency) ?? 0),
+          share: r.share,
         }));
       return {
         data: {
-          ...baseOf(totals),
-          allocation: { by_type: shares(allocation.byType), by_account: shares(allocation.byAccount) },
+          ...base(args.view, v.totals),
+          allocation: { by_type: shares(v.byType), by_account: shares(v.byAccount) },
         },
-        warnings: warningsOf(totals),
+        warnings: mixedCurrencyWarnings(v.totals.map((t) => t.currency)),
       };
     }
-
-    if (args.view === "transactions" && range) {
-      const [totals, result] = await Promise.all([
-        totalsQuery(),
-        listInvestmentTransactions(ctx.db, ctx.userId, {
-          range,
-          accountIds: args.account_ids,
-          limit: args.limit,
-          after,
-        }),
-      ]);
+    if (args.view === "transactions") {
+      const v = await getInvestmentTransactionsView(ctx.db, ctx.userId, {
+        range,
+        accountIds: args.account_ids,
+        limit: args.limit,
+        after: key,
+      });
       return {
         data: {
-          ...baseOf(totals),
+          ...base(args.view, v.totals),
           range,
-          transactions: result.rows.map((r) => ({
-            id: r.id,
-            date: r.date,
-            account: r.accountName,
-            currency: r.currency,
-            name: r.name,
-            type: r.type,
-            security: r.security,
-            ticker: r.ticker,
-            quantity: r.quantity,
-            price: r.price,
-            amount: toAmount(r.amountCents, r.currency),
-            fees: r.feesCents === null ? null : toAmount(r.feesCents, r.currency),
+          transactions: v.rows.map(({ accountName, amountCents, feesCents, ...r }) => ({
+            ...r,
+            account: accountName,
+            amount: toAmount(amountCents, r.currency),
+            fees: amountOrNull(feesCents, r.currency),
           })),
-          transactions_by_type: result.byType.map((t) => ({
-            currency: t.currency,
-            type: t.type,
-            amount: toAmount(t.cents, t.currency),
-            count: t.count,
+          transactions_by_type: v.byType.map(({ cents, ...t }) => ({
+            ...t,
+            amount: toAmount(cents, t.currency),
           })),
         },
-        warnings: warningsOf(totals, result.byType),
-        page: {
-          ...(result.nextKey ? { next_cursor: encodeCursor(result.nextKey, fingerprint) } : {}),
-          has_more: result.hasMore,
-          total_count: result.total,
-        },
+        warnings: mixedCurrencyWarnings([...v.totals, ...v.byType].map((t) => t.currency)),
+        page: pageOf(v.nextKey, fingerprint, v.total),
       };
     }
-
-    const [totals, all] = await Promise.all([
-      totalsQuery(),
-      listHoldings(ctx.db, ctx.userId, args.account_ids),
-    ]);
-    const page = all.slice(offset, offset + args.limit);
-    const hasMore = offset + args.limit < all.length;
+    const offset = key ? Number(key[0]) : 0;
+    const v = await getHoldingsView(ctx.db, ctx.userId, {
+      accountIds: args.account_ids,
+      offset,
+      limit: args.limit,
+    });
     return {
       data: {
-        ...baseOf(totals),
-        holdings: page.map((h) => {
-          const gain = h.costBasisCents === null ? null : h.valueCents - h.costBasisCents;
-          return {
-            account: h.accountName,
-            account_id: h.accountId,
-            currency: h.currency,
-            security: h.security,
-            ticker: h.ticker,
-            type: h.type,
-            quantity: h.quantity,
-            price: h.price,
-            value: toAmount(h.valueCents, h.currency),
-            cost_basis: h.costBasisCents === null ? null : toAmount(h.costBasisCents, h.currency),
-            gain: gain === null ? null : toAmount(gain, h.currency),
-            gain_pct: gain === null || h.costBasisCents === null ? null : ratio(gain, h.costBasisCents),
-          };
-        }),
+        ...base(args.view, v.totals),
+        holdings: v.holdings.map(
+          ({ accountName, accountId, valueCents, costBasisCents, gainCents, gainPct, ...h }) => ({
+            ...h,
+            account: accountName,
+            account_id: accountId,
+            value: toAmount(valueCents, h.currency),
+            cost_basis: amountOrNull(costBasisCents, h.currency),
+            gain: amountOrNull(gainCents, h.currency),
+            gain_pct: gainPct,
+          }),
+        ),
       },
-      warnings: warningsOf(totals),
-      page: {
-        ...(hasMore ? { next_cursor: encodeCursor([offset + args.limit], fingerprint) } : {}),
-        has_more: hasMore,
-        total_count: all.length,
-      },
+      warnings: mixedCurrencyWarnings(v.totals.map((t) => t.currency)),
+      page: pageOf(v.nextOffset === null ? null : [v.nextOffset], fingerprint, v.total),
     };
   },
 });
+
+/** What every view carries: the view and the totals over every holding, per currency. */
+function base(view: (typeof VIEWS)[number], totals: HoldingTotals[]) {
+  return {
+    view,
+    totals: totals.map((t) => ({
+      currency: t.currency,
+      value: toAmount(t.valueCents, t.currency),
+      cost_basis: toAmount(t.costBasisCents, t.currency),
+      gain: toAmount(t.gainCents, t.currency),
+      gain_pct: t.gainPct,
+      holdings_count: t.count,
+    })),
+  };
+}

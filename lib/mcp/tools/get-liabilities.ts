@@ -1,21 +1,11 @@
 /** Tool 9: credit cards and loans with their terms, total debt and weighted APR. */
 import { z } from "zod";
-import { groupByCurrency, toAmount } from "@/lib/finance/currency";
-import {
-  type DebtRow,
-  LIABILITY_KINDS,
-  listDebts,
-  paymentStatus,
-  weightedApr,
-} from "@/lib/finance/liabilities";
-import { ratio } from "@/lib/finance/money";
+import { toAmount } from "@/lib/finance/currency";
+import { type Debt, getDebts, LIABILITY_KINDS } from "@/lib/finance/liabilities";
 import { todayIn } from "@/lib/finance/periods";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
-import { currencySchema, perCurrency } from "./shared";
-
-const nullableAmount = (minor: number | null, currency: string) =>
-  minor === null ? null : toAmount(minor, currency);
+import { amountOrNull, currencySchema, perCurrency } from "./shared";
 
 export const getLiabilitiesTool = defineTool({
   name: "get_liabilities",
@@ -78,69 +68,49 @@ export const getLiabilitiesTool = defineTool({
     }),
   }),
   async run(args, ctx) {
-    const debts = await listDebts(ctx.db, ctx.userId, args.types);
-    const today = todayIn(ctx.timezone, ctx.now);
-    // Overdue: the due date has passed and the minimum was not received (lib/finance/liabilities.ts).
-    const overdue = (d: DebtRow) => paymentStatus(d, today).overdue;
-    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-    const totals = groupByCurrency(debts, (d) => d.currency).map(([currency, ofCurrency]) => {
-      const cards = ofCurrency.filter((d) => d.kind === "credit");
-      const cardDebt = sum(cards.map((c) => c.balanceCents));
-      const loanDebt = sum(ofCurrency.filter((d) => d.kind !== "credit").map((l) => l.balanceCents));
-      const withLimit = cards.filter((c) => c.limitCents !== null);
-      const cardLimits = sum(withLimit.map((c) => c.limitCents ?? 0));
-      return {
-        currency,
-        total_debt: toAmount(cardDebt + loanDebt, currency),
-        credit_card_debt: toAmount(cardDebt, currency),
-        loan_debt: toAmount(loanDebt, currency),
-        total_minimum_payment: toAmount(sum(ofCurrency.map((d) => d.minimumPaymentCents ?? 0)), currency),
-        credit_utilization:
-          cardLimits > 0 ? ratio(sum(withLimit.map((c) => c.balanceCents)), cardLimits) : null,
-        weighted_apr: weightedApr(ofCurrency),
-        overdue_count: ofCurrency.filter(overdue).length,
-      };
+    const { debts, totals } = await getDebts(ctx.db, ctx.userId, args.types, todayIn(ctx.timezone, ctx.now));
+    const common = (d: Debt) => ({
+      account_id: d.accountId,
+      name: d.name,
+      institution: d.institution,
+      currency: d.currency,
+      balance: toAmount(d.balanceCents, d.currency),
+      apr: d.apr,
+      minimum_payment: amountOrNull(d.minimumPaymentCents, d.currency),
+      next_due_date: d.nextPaymentDueDate,
+      last_payment_amount: amountOrNull(d.lastPaymentCents, d.currency),
+      last_payment_date: d.lastPaymentDate,
+      is_overdue: d.overdue,
     });
     return {
       data: {
         credit_cards: debts
           .filter((d) => d.kind === "credit")
           .map((c) => ({
-            account_id: c.accountId,
-            name: c.name,
-            institution: c.institution,
+            ...common(c),
             mask: c.mask,
-            currency: c.currency,
-            balance: toAmount(c.balanceCents, c.currency),
-            limit: nullableAmount(c.limitCents, c.currency),
-            utilization: c.limitCents ? ratio(c.balanceCents, c.limitCents) : null,
-            apr: c.apr,
-            minimum_payment: nullableAmount(c.minimumPaymentCents, c.currency),
-            next_due_date: c.nextPaymentDueDate,
-            last_statement_balance: nullableAmount(c.lastStatementBalanceCents, c.currency),
-            last_payment_amount: nullableAmount(c.lastPaymentCents, c.currency),
-            last_payment_date: c.lastPaymentDate,
-            is_overdue: overdue(c),
+            limit: amountOrNull(c.limitCents, c.currency),
+            utilization: c.utilization,
+            last_statement_balance: amountOrNull(c.lastStatementBalanceCents, c.currency),
           })),
         loans: debts
           .filter((d) => d.kind !== "credit")
           .map((l) => ({
-            account_id: l.accountId,
-            name: l.name,
-            institution: l.institution,
+            ...common(l),
             kind: l.kind,
-            currency: l.currency,
-            balance: toAmount(l.balanceCents, l.currency),
-            apr: l.apr,
-            minimum_payment: nullableAmount(l.minimumPaymentCents, l.currency),
-            next_due_date: l.nextPaymentDueDate,
-            last_payment_amount: nullableAmount(l.lastPaymentCents, l.currency),
-            last_payment_date: l.lastPaymentDate,
-            original_principal: nullableAmount(l.originationPrincipalCents, l.currency),
+            original_principal: amountOrNull(l.originationPrincipalCents, l.currency),
             maturity_date: l.maturityDate,
-            is_overdue: overdue(l),
           })),
-        totals,
+        totals: totals.map((t) => ({
+          currency: t.currency,
+          total_debt: toAmount(t.totalDebtCents, t.currency),
+          credit_card_debt: toAmount(t.cardDebtCents, t.currency),
+          loan_debt: toAmount(t.loanDebtCents, t.currency),
+          total_minimum_payment: toAmount(t.minimumPaymentCents, t.currency),
+          credit_utilization: t.creditUtilization,
+          weighted_apr: t.weightedApr,
+          overdue_count: t.overdueCount,
+        })),
       },
       warnings: mixedCurrencyWarnings(totals.map((t) => t.currency)),
     };

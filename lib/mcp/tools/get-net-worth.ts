@@ -1,43 +1,18 @@
 /** Tool 10: net worth now and its history from daily balance snapshots. */
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import {
-  ACCOUNT_TYPES,
-  getBalanceTotals,
-  getHistoryStart,
-  getNetWorthHistory,
-  isLiabilityType,
-} from "@/lib/finance/accounts";
+import { ACCOUNT_TYPES, getNetWorth, isLiabilityType, NET_WORTH_INTERVALS } from "@/lib/finance/accounts";
 import { toAmount } from "@/lib/finance/currency";
-import { addDays, addMonths, endOfMonth, todayIn } from "@/lib/finance/periods";
+import { todayIn } from "@/lib/finance/periods";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { currencySchema, perCurrency } from "./shared";
 
-const INTERVALS = ["month", "week", "day", "none"] as const;
 const byTypeSchema = z.object({
   type: z.enum(ACCOUNT_TYPES),
   amount: z.number(),
   accounts: z.number().int(),
 });
-
-/** Dates of the history points: each interval's last day after `start`, ending with today. */
-export function historyDates(today: string, months: number, interval: (typeof INTERVALS)[number]): string[] {
-  if (interval === "none") return [];
-  const start = addMonths(today, -months);
-  const dates: string[] = [];
-  if (interval === "day") {
-    for (let d = addDays(start, 1); d < today; d = addDays(d, 1)) dates.push(d);
-  } else if (interval === "week") {
-    // Sundays (ends of ISO weeks).
-    const dow = new Date(`${start}T00:00:00Z`).getUTCDay();
-    for (let d = addDays(start, (7 - dow) % 7 || 7); d < today; d = addDays(d, 7)) dates.push(d);
-  } else {
-    for (let d = endOfMonth(start); d < today; d = endOfMonth(addMonths(d, 1))) dates.push(d);
-  }
-  dates.push(today);
-  return dates;
-}
 
 export const getNetWorthTool = defineTool({
   name: "get_net_worth",
@@ -46,7 +21,7 @@ export const getNetWorthTool = defineTool({
     "Net worth = assets (cash, investments, other) minus liabilities (credit cards and loans, as positive amounts owed), now and by account type, with a history from daily balance snapshots. Use it for 'what is my net worth', 'how has my net worth changed'. Defaults: interval month over the last 12 months (one point per month end, then today). interval none returns only the current figures. History starts at the first snapshot (history_starts); earlier points are omitted. Figures are per currency.",
   input: z.strictObject({
     interval: z
-      .enum(INTERVALS)
+      .enum(NET_WORTH_INTERVALS)
       .default("month")
       .describe("Spacing of history points: month, week, day, or none (no history). Default month."),
     months: z
@@ -84,13 +59,11 @@ export const getNetWorthTool = defineTool({
       });
     }
     const today = todayIn(ctx.timezone, ctx.now);
-    // One round trip: the history is read for every date and cut at the first snapshot after.
-    const [totals, historyStart, points] = await Promise.all([
-      getBalanceTotals(ctx.db, ctx.userId),
-      getHistoryStart(ctx.db, ctx.userId),
-      getNetWorthHistory(ctx.db, ctx.userId, historyDates(today, args.months, args.interval)),
-    ]);
-    const history = historyStart ? points.filter((p) => p.date >= historyStart) : [];
+    const { totals, history, historyStart } = await getNetWorth(ctx.db, ctx.userId, {
+      today,
+      months: args.months,
+      interval: args.interval,
+    });
     return {
       data: {
         as_of: today,
@@ -113,7 +86,7 @@ export const getNetWorthTool = defineTool({
           date: p.date,
           assets: toAmount(p.assetsCents, p.currency),
           liabilities: toAmount(p.liabilitiesCents, p.currency),
-          net_worth: toAmount(p.assetsCents - p.liabilitiesCents, p.currency),
+          net_worth: toAmount(p.netWorthCents, p.currency),
         })),
         history_starts: historyStart,
       },

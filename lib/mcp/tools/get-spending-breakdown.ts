@@ -1,12 +1,12 @@
 /** Tool 4: where the money went, by category, merchant, account or month. */
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
-import { ratio } from "@/lib/finance/money";
-import { dateArgsShape, previousRange, resolveDateArgs } from "@/lib/finance/periods";
-import { getSpendingByGroup, SPENDING_GROUPS } from "@/lib/finance/spending";
+import { previousRange } from "@/lib/finance/periods";
+import { getSpendingBreakdown, SPENDING_GROUPS } from "@/lib/finance/spending";
+import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
-import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
+import { accountIdsArg, amountOrNull, currencySchema, perCurrency, rangeSchema } from "./shared";
 
 export const getSpendingBreakdownTool = defineTool({
   name: "get_spending_breakdown",
@@ -55,55 +55,43 @@ export const getSpendingBreakdownTool = defineTool({
   }),
   async run(args, ctx) {
     const { range, period } = resolveDateArgs(args, ctx, "last_month");
-    if (!range) throw new Error("unreachable: a default period is set");
     const previous = args.compare_to_previous ? previousRange(range, period) : null;
-    const [current, before] = await Promise.all([
-      getSpendingByGroup(ctx.db, ctx.userId, range, args.group_by, args.account_ids),
-      previous ? getSpendingByGroup(ctx.db, ctx.userId, previous, args.group_by, args.account_ids) : null,
-    ]);
-    const currencies = [...new Set([...current, ...(before ?? [])].map((c) => c.currency))].sort();
-    const groups = [];
-    const totals = [];
-    for (const currency of currencies) {
-      const amount = (minor: number) => toAmount(minor, currency);
-      const now = current.find((c) => c.currency === currency) ?? { groups: [], totalCents: 0 };
-      const then =
-        before?.find((c) => c.currency === currency) ?? (before ? { groups: [], totalCents: 0 } : null);
-      const previousByKey = new Map(then?.groups.map((g) => [g.key, g.cents]) ?? []);
-      const rest = now.groups.slice(args.top_n);
-      for (const g of now.groups.slice(0, args.top_n)) {
-        const prev = then ? (previousByKey.get(g.key) ?? 0) : null;
-        groups.push({
-          currency,
+    const { groups, totals } = await getSpendingBreakdown(ctx.db, ctx.userId, {
+      range,
+      previous,
+      groupBy: args.group_by,
+      topN: args.top_n,
+      accountIds: args.account_ids,
+    });
+    return {
+      data: {
+        range,
+        previous_range: previous,
+        group_by: args.group_by,
+        totals: totals.map((t) => ({
+          currency: t.currency,
+          total_spending: toAmount(t.totalCents, t.currency),
+          previous_total_spending: amountOrNull(t.previousTotalCents, t.currency),
+          change: amountOrNull(t.changeCents, t.currency),
+          other: t.other && {
+            groups: t.other.groups,
+            amount: toAmount(t.other.cents, t.currency),
+            count: t.other.count,
+          },
+        })),
+        groups: groups.map((g) => ({
+          currency: g.currency,
           key: g.key,
           label: g.label,
-          amount: amount(g.cents),
-          share: ratio(g.cents, now.totalCents),
+          amount: toAmount(g.cents, g.currency),
+          share: g.share,
           count: g.count,
-          previous_amount: prev === null ? null : amount(prev),
-          change: prev === null ? null : amount(g.cents - prev),
-          change_pct:
-            prev === null || prev <= 0 ? null : Math.round(((g.cents - prev) / prev) * 10_000) / 10_000,
-        });
-      }
-      totals.push({
-        currency,
-        total_spending: amount(now.totalCents),
-        previous_total_spending: then ? amount(then.totalCents) : null,
-        change: then ? amount(now.totalCents - then.totalCents) : null,
-        other:
-          rest.length > 0
-            ? {
-                groups: rest.length,
-                amount: amount(rest.reduce((n, g) => n + g.cents, 0)),
-                count: rest.reduce((n, g) => n + g.count, 0),
-              }
-            : null,
-      });
-    }
-    return {
-      data: { range, previous_range: previous, group_by: args.group_by, totals, groups },
-      warnings: mixedCurrencyWarnings(currencies),
+          previous_amount: amountOrNull(g.previousCents, g.currency),
+          change: amountOrNull(g.changeCents, g.currency),
+          change_pct: g.changePct,
+        })),
+      },
+      warnings: mixedCurrencyWarnings(totals.map((t) => t.currency)),
     };
   },
 });

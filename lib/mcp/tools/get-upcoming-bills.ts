@@ -1,6 +1,6 @@
 /** Tool 7: bills and card/loan payments due soon, and the projected lowest cash balance. */
 import { z } from "zod";
-import { getUpcomingBills } from "@/lib/finance/bills";
+import { BILL_KINDS, getUpcomingBills } from "@/lib/finance/bills";
 import { toAmount } from "@/lib/finance/currency";
 import { todayIn } from "@/lib/finance/periods";
 import { defineTool } from "../define-tool";
@@ -29,7 +29,7 @@ export const getUpcomingBillsTool = defineTool({
         date: z.string(),
         name: z.string(),
         amount: z.number().describe("Negative = money out."),
-        kind: z.enum(["recurring", "credit_card", "loan"]),
+        kind: z.enum(BILL_KINDS),
         frequency: z.string().nullable(),
         account: z.string(),
         category: z.string().nullable(),
@@ -75,18 +75,14 @@ export const getUpcomingBillsTool = defineTool({
           amount: toAmount(i.amountCents, i.currency),
           account: i.account,
         })),
-        totals: result.cash.map((c) => {
-          const amount = (minor: number) => toAmount(minor, c.currency);
-          const due = result.bills.filter((b) => b.currency === c.currency);
-          return {
-            currency: c.currency,
-            total_due: amount(due.reduce((n, b) => n + b.amountCents, 0)),
-            starting_balance: amount(c.startingCashCents),
-            projected_lowest_balance: amount(c.lowest.cents),
-            projected_lowest_date: c.lowest.date,
-            projected_ending_balance: amount(c.endingCashCents),
-          };
-        }),
+        totals: result.cash.map((c) => ({
+          currency: c.currency,
+          total_due: toAmount(c.totalDueCents, c.currency),
+          starting_balance: toAmount(c.startingCashCents, c.currency),
+          projected_lowest_balance: toAmount(c.lowest.cents, c.currency),
+          projected_lowest_date: c.lowest.date,
+          projected_ending_balance: toAmount(c.endingCashCents, c.currency),
+        })),
       },
       warnings: mixedCurrencyWarnings(result.cash.map((c) => c.currency)),
     };

@@ -1,10 +1,10 @@
 /** Tool 2: the user's bank accounts with balances. */
 import { z } from "zod";
-import { ACCOUNT_TYPES, isLiabilityType, listAccounts } from "@/lib/finance/accounts";
-import { groupByCurrency, toAmount } from "@/lib/finance/currency";
+import { ACCOUNT_TYPES, isLiabilityType, listAccounts, sumAccounts } from "@/lib/finance/accounts";
+import { toAmount } from "@/lib/finance/currency";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
-import { currencySchema, perCurrency } from "./shared";
+import { amountOrNull, currencySchema, perCurrency } from "./shared";
 
 const accountSchema = z.object({
   id: z.string(),
@@ -60,21 +60,12 @@ export const listAccountsTool = defineTool({
       connectionId: args.connection_id,
       includeClosed: args.include_closed,
     });
-    // Integer minor units over the complete list (never paged), once per currency.
-    const totals = groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
-      let assets = 0;
-      let liabilities = 0;
-      for (const r of ofCurrency) {
-        if (isLiabilityType(r.type)) liabilities += r.currentCents ?? 0;
-        else assets += r.currentCents ?? 0;
-      }
-      return {
-        currency,
-        assets: toAmount(assets, currency),
-        liabilities: toAmount(liabilities, currency),
-        net: toAmount(assets - liabilities, currency),
-      };
-    });
+    const totals = sumAccounts(rows).map((t) => ({
+      currency: t.currency,
+      assets: toAmount(t.assetsCents, t.currency),
+      liabilities: toAmount(t.liabilitiesCents, t.currency),
+      net: toAmount(t.netCents, t.currency),
+    }));
     return {
       data: {
         accounts: rows.map((r) => ({
@@ -87,9 +78,9 @@ export const listAccountsTool = defineTool({
           institution: r.institution,
           connection_id: r.connectionId,
           currency: r.currency,
-          current_balance: r.currentCents === null ? null : toAmount(r.currentCents, r.currency),
-          available_balance: r.availableCents === null ? null : toAmount(r.availableCents, r.currency),
-          limit: r.limitCents === null ? null : toAmount(r.limitCents, r.currency),
+          current_balance: amountOrNull(r.currentCents, r.currency),
+          available_balance: amountOrNull(r.availableCents, r.currency),
+          limit: amountOrNull(r.limitCents, r.currency),
           is_liability: isLiabilityType(r.type),
           is_closed: r.isClosed,
           balance_as_of: r.balanceAsOf ? r.balanceAsOf.toISOString() : null,

@@ -1,11 +1,11 @@
 /** Tool 6: subscriptions, bills and regular income, with monthly and yearly totals. */
 import { z } from "zod";
-import { groupByCurrency, toAmount } from "@/lib/finance/currency";
+import { toAmount } from "@/lib/finance/currency";
 import { todayIn } from "@/lib/finance/periods";
-import { equivalents, listStreams } from "@/lib/finance/recurring";
+import { getRecurring, type RecurringSums } from "@/lib/finance/recurring";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
-import { currencySchema, perCurrency } from "./shared";
+import { amountOrNull, currencySchema, perCurrency } from "./shared";
 
 const FREQUENCIES = ["weekly", "biweekly", "semi_monthly", "monthly", "quarterly", "annually"] as const;
 const totalsSchema = z.object({
@@ -59,16 +59,19 @@ export const listRecurringTool = defineTool({
     }),
   }),
   async run(args, ctx) {
-    const streams = await listStreams(ctx.db, ctx.userId, {
+    const { streams, totals } = await getRecurring(ctx.db, ctx.userId, {
       direction: args.direction,
       status: args.status,
       today: todayIn(ctx.timezone, ctx.now),
     });
-    const rows = streams.map((s) => {
-      const eq = equivalents(s.lastCents, s.frequency);
-      const amount = (minor: number) => toAmount(minor, s.currency);
-      return {
-        row: {
+    const sums = (s: RecurringSums, currency: string) => ({
+      count: s.count,
+      monthly: toAmount(s.monthlyCents, currency),
+      yearly: toAmount(s.yearlyCents, currency),
+    });
+    return {
+      data: {
+        streams: streams.map((s) => ({
           id: s.id,
           currency: s.currency,
           merchant: s.merchant,
@@ -76,9 +79,9 @@ export const listRecurringTool = defineTool({
           category: s.category,
           direction: s.direction,
           frequency: s.frequency,
-          average_amount: amount(s.averageCents),
-          last_amount: amount(s.lastCents),
-          previous_amount: s.previousCents === null ? null : amount(s.previousCents),
+          average_amount: toAmount(s.averageCents, s.currency),
+          last_amount: toAmount(s.lastCents, s.currency),
+          previous_amount: amountOrNull(s.previousCents, s.currency),
           price_changed: s.priceChanged,
           price_changed_on: s.priceChangedOn,
           first_date: s.firstDate,
@@ -86,42 +89,14 @@ export const listRecurringTool = defineTool({
           next_date: s.nextDate,
           is_active: s.isActive,
           account: s.accountName,
-          monthly_equivalent: amount(eq.monthlyCents),
-          yearly_equivalent: amount(eq.yearlyCents),
-        },
-        direction: s.direction,
-        ...eq,
-      };
-    });
-    // Sums of the per-stream integer equivalents, once per currency.
-    const totals = groupByCurrency(rows, (r) => r.row.currency).map(([currency, ofCurrency]) => {
-      const sum = (direction: "inflow" | "outflow") => {
-        const of = ofCurrency.filter((r) => r.direction === direction);
-        return {
-          count: of.length,
-          monthly: toAmount(
-            of.reduce((n, r) => n + r.monthlyCents, 0),
-            currency,
-          ),
-          yearly: toAmount(
-            of.reduce((n, r) => n + r.yearlyCents, 0),
-            currency,
-          ),
-        };
-      };
-      return { currency, outflow: sum("outflow"), inflow: sum("inflow") };
-    });
-    return {
-      data: {
-        streams: rows
-          .map((r) => r.row)
-          .sort(
-            (a, b) =>
-              a.currency.localeCompare(b.currency) ||
-              a.monthly_equivalent - b.monthly_equivalent ||
-              a.merchant.localeCompare(b.merchant),
-          ),
-        totals,
+          monthly_equivalent: toAmount(s.monthlyCents, s.currency),
+          yearly_equivalent: toAmount(s.yearlyCents, s.currency),
+        })),
+        totals: totals.map((t) => ({
+          currency: t.currency,
+          outflow: sums(t.outflow, t.currency),
+          inflow: sums(t.inflow, t.currency),
+        })),
       },
       warnings: mixedCurrencyWarnings(totals.map((t) => t.currency)),
     };

@@ -1,36 +1,13 @@
 /** Tool 3: search transactions, with a summary over every match and a cursor. */
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { CATEGORY_IDS } from "@/lib/finance/categories";
-import { MAX_EXPONENT } from "@/lib/finance/currency";
-import { dateArgsShape, resolveDateArgs } from "@/lib/finance/periods";
-import {
-  cursorShape,
-  decodeCursor,
-  encodeCursor,
-  filterFingerprint,
-  searchTransactions,
-  TRANSACTION_SORTS,
-  type TransactionFilter,
-} from "@/lib/finance/transactions";
+import { toAmount } from "@/lib/finance/currency";
+import { searchTransactions, TRANSACTION_SORTS, type TransactionFilter } from "@/lib/finance/transactions";
+import { categorySchema, dateArgsShape, resolveDateArgs, scaledAmountArg } from "../args";
+import { decodeCursor, pageOf, searchFingerprint, searchKeyShape } from "../cursor";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { accountIdsArg, currencySchema, perCurrency, rangeSchema } from "./shared";
-
-/**
- * A decimal amount argument → 1/10^MAX_EXPONENT units (the scale the filter compares every
- * currency at), refusing more decimals than any currency has.
- */
-function toScaledArg(value: number, name: string): number {
-  const scale = 10 ** MAX_EXPONENT;
-  const scaled = Math.round(value * scale);
-  if (Math.abs(scaled - value * scale) > 1e-6) {
-    throw new AppError("invalid_input", `Argument "${name}" must have at most ${MAX_EXPONENT} decimals.`, {
-      argument: name,
-    });
-  }
-  return scaled;
-}
 
 export const searchTransactionsTool = defineTool({
   name: "search_transactions",
@@ -48,10 +25,10 @@ export const searchTransactionsTool = defineTool({
     ...dateArgsShape(undefined),
     account_ids: accountIdsArg,
     categories: z
-      .array(z.enum(CATEGORY_IDS))
+      .array(categorySchema)
       .min(1)
       .optional()
-      .describe(`Only these categories: ${CATEGORY_IDS.join(", ")}.`),
+      .describe(`Only these categories: ${categorySchema.options.join(", ")}.`),
     direction: z
       .enum(["all", "inflow", "outflow"])
       .default("all")
@@ -115,8 +92,8 @@ export const searchTransactionsTool = defineTool({
   }),
   async run(args, ctx) {
     const { range } = resolveDateArgs(args, ctx, undefined);
-    const minAbs = args.min_amount === undefined ? undefined : toScaledArg(args.min_amount, "min_amount");
-    const maxAbs = args.max_amount === undefined ? undefined : toScaledArg(args.max_amount, "max_amount");
+    const minAbs = args.min_amount === undefined ? undefined : scaledAmountArg(args.min_amount, "min_amount");
+    const maxAbs = args.max_amount === undefined ? undefined : scaledAmountArg(args.max_amount, "max_amount");
     if (minAbs !== undefined && maxAbs !== undefined && minAbs > maxAbs) {
       throw new AppError("invalid_input", 'Argument "min_amount" must not be greater than "max_amount".', {
         argument: "min_amount",
@@ -133,8 +110,8 @@ export const searchTransactionsTool = defineTool({
       includePending: args.include_pending,
       excludeTransfers: args.exclude_transfers,
     };
-    const fingerprint = filterFingerprint(ctx.userId, filter, args.sort);
-    const after = args.cursor ? decodeCursor(args.cursor, fingerprint, cursorShape(args.sort)) : null;
+    const fingerprint = searchFingerprint(ctx.userId, filter, args.sort);
+    const after = args.cursor ? decodeCursor(args.cursor, fingerprint, searchKeyShape(args.sort)) : null;
     const result = await searchTransactions(ctx.db, ctx.userId, filter, {
       sort: args.sort,
       limit: args.limit,
@@ -143,15 +120,24 @@ export const searchTransactionsTool = defineTool({
     return {
       data: {
         range,
-        transactions: result.transactions,
-        summary: { count: result.totalCount, totals: result.summary },
+        transactions: result.transactions.map(({ amountCents, isTransfer, ...t }) => ({
+          ...t,
+          amount: toAmount(amountCents, t.currency),
+          is_transfer: isTransfer,
+        })),
+        summary: {
+          count: result.totalCount,
+          totals: result.summary.map((s) => ({
+            currency: s.currency,
+            count: s.count,
+            inflow: toAmount(s.inflowCents, s.currency),
+            outflow: toAmount(s.outflowCents, s.currency),
+            net: toAmount(s.netCents, s.currency),
+          })),
+        },
       },
       warnings: mixedCurrencyWarnings(result.summary.map((s) => s.currency)),
-      page: {
-        ...(result.nextKey !== null ? { next_cursor: encodeCursor(result.nextKey, fingerprint) } : {}),
-        has_more: result.nextKey !== null,
-        total_count: result.totalCount,
-      },
+      page: pageOf(result.nextKey, fingerprint, result.totalCount),
     };
   },
 });

@@ -1,5 +1,6 @@
 /** Pieces shared by several tool definitions: argument fields and output fragments. */
 import { z } from "zod";
+import { toAmount } from "@/lib/finance/currency";
 
 /** `account_ids`: ids from list_accounts; ids of other users' accounts simply match nothing. */
 export const accountIdsArg = z
@@ -25,4 +26,9 @@ export const currencySchema = z.string();
 /** A `totals` list: one entry per currency, in code order (one entry when all is in one currency). */
 export function perCurrency<S extends z.ZodRawShape>(shape: S) {
   return z.array(z.object({ currency: currencySchema, ...shape }));
+}
+
+/** A nullable amount in minor units as the decimal a tool answers with (null stays null: unknown, not zero). */
+export function amountOrNull(minor: number | null, currency: string): number | null {
+  return minor === null ? null : toAmount(minor, currency);
 }
