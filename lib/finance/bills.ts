@@ -60,7 +60,7 @@ export interface UpcomingBills {
 }
 
 /** Current cash per currency: SQL sums of open depository balances. */
-export async function getCashByCurrency(db: Database, userId: string): Promise<Map<string, number>> {
+async function getCashByCurrency(db: Database, userId: string): Promise<Map<string, number>> {
   const rows = await db
     .select({
       currency: bankAccounts.currency,

@@ -65,7 +65,7 @@ export function addDays(date: string, days: number): string {
 }
 
 /** Whole days from `a` to `b` (b − a). */
-export function daysBetween(a: string, b: string): number {
+function daysBetween(a: string, b: string): number {
   return Math.round((toUtc(b).getTime() - toUtc(a).getTime()) / DAY_MS);
 }
 
