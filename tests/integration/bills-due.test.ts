@@ -47,6 +47,26 @@ const SCENARIOS: Record<string, { date: string; amount: number }[]> = {
   unpaid: [],
 };
 
+/** A user with CASH in checking and a card whose last statement is STATEMENT, due DUE. */
+async function cardUser(): Promise<{ userId: string; cardId: string }> {
+  const db = getDb();
+  const userId = await createUser(db);
+  const connectionId = await addConnection(db, userId);
+  await addAccount(db, userId, connectionId, { name: "Checking", type: "depository", balance: CASH });
+  const cardId = await addAccount(db, userId, connectionId, {
+    name: "Card",
+    type: "credit",
+    balance: 95_000,
+    limit: 500_000,
+  });
+  await addLiability(db, userId, cardId, { kind: "credit", apr: "24.99", minimum: MINIMUM, due: DUE });
+  await db
+    .update(liabilities)
+    .set({ lastStatementBalanceMinor: STATEMENT, details: { lastStatementIssueDate: STATEMENT_DATE } })
+    .where(eq(liabilities.accountId, cardId));
+  return { userId, cardId };
+}
+
 function expected(payments: { date: string; amount: number }[], day: string) {
   const paid = payments
     .filter((p) => p.date > STATEMENT_DATE && p.date <= day)
@@ -60,20 +80,7 @@ const users = new Map<string, { userId: string; cardId: string; inserted: Set<st
 beforeAll(async () => {
   const db = getDb();
   for (const name of Object.keys(SCENARIOS)) {
-    const userId = await createUser(db);
-    const connectionId = await addConnection(db, userId);
-    await addAccount(db, userId, connectionId, { name: "Checking", type: "depository", balance: CASH });
-    const cardId = await addAccount(db, userId, connectionId, {
-      name: "Card",
-      type: "credit",
-      balance: 95_000,
-      limit: 500_000,
-    });
-    await addLiability(db, userId, cardId, { kind: "credit", apr: "24.99", minimum: MINIMUM, due: DUE });
-    await db
-      .update(liabilities)
-      .set({ lastStatementBalanceMinor: STATEMENT, details: { lastStatementIssueDate: STATEMENT_DATE } })
-      .where(eq(liabilities.accountId, cardId));
+    const { userId, cardId } = await cardUser();
     // A purchase on the card and a refund to it: money in to the card that is not a payment.
     await addTransactions(db, userId, [
       { accountId: cardId, date: "2025-11-02", amountMinor: -4_200, category: "groceries", name: "Market" },
@@ -228,20 +235,7 @@ describe("a card paid in full each cycle is projected at its statement balance, 
   for (const [name, h] of Object.entries(HISTORY)) {
     it(name, async () => {
       const db = getDb();
-      const userId = await createUser(db);
-      const connectionId = await addConnection(db, userId);
-      await addAccount(db, userId, connectionId, { name: "Checking", type: "depository", balance: CASH });
-      const cardId = await addAccount(db, userId, connectionId, {
-        name: "Card",
-        type: "credit",
-        balance: 95_000,
-        limit: 500_000,
-      });
-      await addLiability(db, userId, cardId, { kind: "credit", apr: "24.99", minimum: MINIMUM, due: DUE });
-      await db
-        .update(liabilities)
-        .set({ lastStatementBalanceMinor: STATEMENT, details: { lastStatementIssueDate: STATEMENT_DATE } })
-        .where(eq(liabilities.accountId, cardId));
+      const { userId, cardId } = await cardUser();
       for (const [date, balance] of Object.entries(h.snapshots)) {
         await db
           .insert(balanceSnapshots)
