@@ -286,9 +286,11 @@ describe.skipIf(Boolean(skipReason))(
           `${account.name} ${balance} in ${texts.join(" | ")}`,
         ).toBe(true);
       }
-      // The product Plaid could not serve yet is a note on the row, not a failure.
+      // The product Plaid could not serve yet is a note on the row, not a failure: a sentence,
+      // without Plaid's code (PRODUCT_NOT_READY).
       const note = row.getByTestId("connection-warnings").locator('[data-product="recurring"]');
-      await expect.poll(() => note.textContent()).toContain("PRODUCT_NOT_READY");
+      await expect.poll(() => note.textContent()).toContain("not ready yet at this bank");
+      expect(await note.textContent()).not.toContain("PRODUCT_NOT_READY");
       shots.push(await screenshot(page, "plaid-02-linked"));
     });
 
