@@ -252,6 +252,10 @@ export const transactions = pgTable(
   },
   (t) => [
     uniqueIndex().on(t.accountId, t.providerTransactionId),
+    // Payments into a card or loan account (lib/finance/liabilities.ts sums them per cycle).
+    index("transactions_payments_idx")
+      .on(t.accountId, t.date)
+      .where(sql`amount_minor > 0 and (is_transfer or category in ('credit_card_payment', 'loan_payments'))`),
     index("transactions_search_trgm_idx")
       .using("gin", t.searchText.op("gin_trgm_ops"))
       .with({ fastupdate: false }),

@@ -1,0 +1,1 @@
+CREATE INDEX "transactions_payments_idx" ON "transactions" USING btree ("account_id","date") WHERE amount_minor > 0 and (is_transfer or category in ('credit_card_payment', 'loan_payments'));
