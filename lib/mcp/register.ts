@@ -122,6 +122,11 @@ function listedTool(tool: ToolDefinition): ListedTool {
   return listed;
 }
 
+/** A tool's input JSON Schema exactly as `tools/list` gives it to clients (built once per process). */
+export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  return listedTool(tool).input["~standard"].jsonSchema.input({ target: "draft-2020-12" });
+}
+
 const quote = (values: readonly unknown[]) =>
   values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ");
 

@@ -8,8 +8,8 @@
  * Choices of a list field are separate checkboxes named `<field>.<option>`, so the form posts flat
  * name/value pairs.
  */
-import { z } from "zod";
 import type { ToolDefinition } from "./define-tool";
+import { inputJsonSchema } from "./register";
 
 interface FieldBase {
   name: string;
@@ -68,7 +68,7 @@ function fieldOf(name: string, p: JsonProperty): FormField {
 
 /** The form fields of `tool`, in the order of its input schema. */
 export function formFieldsOf(tool: ToolDefinition): FormField[] {
-  const schema = z.toJSONSchema(tool.input, { io: "input" }) as { properties?: Record<string, JsonProperty> };
+  const schema = inputJsonSchema(tool) as { properties?: Record<string, JsonProperty> };
   return Object.entries(schema.properties ?? {}).map(([name, p]) => fieldOf(name, p));
 }
 
