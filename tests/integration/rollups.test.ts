@@ -61,7 +61,9 @@ describe("the rollup follows every write", () => {
   let connectionId = "";
   beforeAll(async () => {
     userId = await createUser(getDb());
-    connectionId = (await linkSandboxBank(getDb(), userId, "ins_platypus", LINKED)).connection.id;
+    // A fixed seed whose data has pending rows on the day of linking (a random one may have none).
+    connectionId = (await linkSandboxBank(getDb(), userId, "ins_platypus", LINKED, "rollups-1")).connection
+      .id;
   }, 60_000);
 
   it("after the first sync, and after a later sync that posts pending rows", async () => {
@@ -155,8 +157,8 @@ describe("the search summary over whole months", () => {
   it("equals the sum of the raw rows for every rollable filter and range", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    await linkSandboxBank(db, userId, "ins_platypus", NOW);
-    await linkSandboxBank(db, userId, "ins_tartan", NOW);
+    await linkSandboxBank(db, userId, "ins_platypus", NOW, "rollups-2");
+    await linkSandboxBank(db, userId, "ins_tartan", NOW, "rollups-2");
     const rows = (
       await executeRows(
         db,
