@@ -5,6 +5,7 @@
  * - any other postgres:// URL → node-postgres.
  * All three speak the same schema (db/schema.ts) and the same queries.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -113,6 +114,7 @@ async function openPools<P extends PoolLike>(
   const open = (purpose: Purpose) => {
     const pool = driver.pool(purpose);
     pool.on("error", poolErrorListener);
+    if (purpose === "requests") prepareOncePerConnection(pool);
     if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
     return { pool, db: driver.drizzle(pool) };
   };
@@ -128,6 +130,39 @@ async function openPools<P extends PoolLike>(
 }
 
 type Purpose = "requests" | "sync";
+
+/** Statements longer than this, or with more parameters, are not kept prepared (bulk writes vary in shape). */
+const PREPARED_TEXT_MAX = 16_000;
+const PREPARED_PARAMS_MAX = 100;
+
+/**
+ * Every statement of the request pool runs as a named prepared statement, named after a hash of
+ * its text: PostgreSQL parses and plans it once per connection instead of on every request (the
+ * caller's statement costs the server 0.16 ms instead of 0.45). Same text, same name, so a name is
+ * never reused for a different statement; node-postgres (and Neon's driver, built on it) send the
+ * Parse only the first time on each connection.
+ */
+function prepareOncePerConnection(pool: object): void {
+  const target = pool as { query: (config: unknown, ...rest: unknown[]) => unknown };
+  const query = target.query;
+  target.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+    if (
+      typeof config === "object" &&
+      config !== null &&
+      "text" in config &&
+      !("name" in config && config.name)
+    ) {
+      const text = String(config.text);
+      const values = Array.isArray(rest[0]) ? rest[0] : (config as { values?: unknown[] }).values;
+      if (text.length <= PREPARED_TEXT_MAX && (values?.length ?? 0) <= PREPARED_PARAMS_MAX)
+        config = {
+          ...config,
+          name: `ll_${createHash("sha256").update(text).digest("base64url").slice(0, 32)}`,
+        };
+    }
+    return query.call(this, config, ...rest);
+  };
+}
 
 /** Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered. */
 export interface QueryObserver {

@@ -33,23 +33,41 @@ const rowOf = (call: ToolCallRecord) => ({
   durationMs: Math.max(0, Math.round(call.durationMs)),
 });
 
-const waiting = new Map<Database, ToolCallRecord[]>();
+interface Batch {
+  rows: ToolCallRecord[];
+  written?: Promise<void>;
+}
+
+/** Per database: the insert under way, and the batch that is filling up behind it. */
+const writers = new Map<Database, { current?: Promise<void>; next?: Batch }>();
 
 /**
- * Records a tool call after the answer has been sent: rows of calls that finish close together
- * go to the database in one insert.
+ * Records a tool call after the answer has been sent. One insert at a time per database: calls
+ * that finish while an insert is under way join one batch, written as soon as that insert ends,
+ * so under load many calls cost one statement. Each call's deferred task ends when its own batch
+ * has been written (or its insert has failed, logged once), so `after()` keeps the function
+ * alive for it and `settleDeferred()` at shutdown loses nothing.
  */
 export function recordToolCallLater(db: Database, call: ToolCallRecord): void {
-  const rows = waiting.get(db);
-  if (rows) {
-    rows.push(call);
-    return;
+  let writer = writers.get(db);
+  if (!writer) {
+    writer = {};
+    writers.set(db, writer);
   }
-  waiting.set(db, [call]);
-  defer("activity", async () => {
-    const batch = waiting.get(db) ?? [];
-    waiting.delete(db);
-    if (batch.length > 0) await db.insert(toolCalls).values(batch.map(rowOf));
+  const state = writer;
+  const batch = state.next ?? { rows: [] };
+  state.next = batch;
+  batch.rows.push(call);
+  defer("activity", () => {
+    if (batch.written) return batch.written.catch(() => undefined);
+    const previous = state.current;
+    batch.written = (async () => {
+      await previous;
+      if (state.next === batch) state.next = undefined; // later calls start the next batch
+      await db.insert(toolCalls).values(batch.rows.map(rowOf));
+    })();
+    state.current = batch.written.catch(() => undefined);
+    return batch.written;
   });
 }
 

@@ -81,6 +81,39 @@ describe("database drivers", () => {
     });
     const [found] = await handle.db.select().from(users).where(eq(users.email, email));
     expect(found?.id).toBe(id);
+    await expectPreparedOnce(handle.db);
     await handle.db.delete(users).where(eq(users.email, email));
   });
+
+  it.runIf(pgUrl)("keeps request statements prepared per connection (node-postgres)", async () => {
+    const handle = await openDatabase({ url: pgUrl, driver: "pg" });
+    closers.push(handle.close);
+    await expectPreparedOnce(handle.db);
+  });
 });
+
+/**
+ * The same statement text, run again with other values, answers for those values, and the
+ * connection holds it as a prepared statement named after its text (parsed and planned once).
+ */
+async function expectPreparedOnce(db: Awaited<ReturnType<typeof openDatabase>>["db"]) {
+  const echo = (n: number) =>
+    db
+      .execute(sql`select ${n}::int * 2 as doubled, pg_backend_pid() as pid`)
+      .then(
+        (r) =>
+          z.object({ rows: z.array(z.object({ doubled: z.number(), pid: z.number() })) }).parse(r).rows[0],
+      );
+  const first = await echo(3);
+  const second = await echo(21);
+  expect([first?.doubled, second?.doubled]).toEqual([6, 42]);
+  // Sequential statements reuse the pool's one idle connection.
+  expect(second?.pid).toBe(first?.pid);
+  const prepared = z.object({ rows: z.array(z.object({ statement: z.string() })) }).parse(
+    await db.execute(
+      sql`select statement from pg_prepared_statements
+          where name like 'll\_%' and statement like '%as doubled%' and statement not like '%pg_prepared%'`,
+    ),
+  ).rows;
+  expect(prepared).toHaveLength(1);
+}

@@ -19,6 +19,9 @@ import { type StatementCount, StatementCounter } from "../support/statement-coun
 
 const APP_URL = "http://localhost:3000";
 
+/** The scratch database of the PostgreSQL run. */
+let scratchUrl = "";
+
 async function admin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await client.connect();
@@ -46,7 +49,8 @@ describe("statements and round trips per MCP request", () => {
       await admin(`CREATE DATABASE ${scratch}`);
       const url = new URL(process.env.TEST_DATABASE_URL ?? "");
       url.pathname = `/${scratch}`;
-      handle = await openDatabase({ url: url.toString(), migrate: true, observe: counter });
+      scratchUrl = url.toString();
+      handle = await openDatabase({ url: scratchUrl, migrate: true, observe: counter });
     } else handle = await openDatabase({ pgliteDir: "memory://", observe: counter });
     setDbForTesting(handle);
     const demo = await seedDemo(handle.db);
@@ -71,6 +75,18 @@ describe("statements and round trips per MCP request", () => {
   ): Promise<{ before: StatementCount; after: StatementCount; status: number }> {
     await settleDeferred();
     counter.take();
+    const status = await send(body);
+    const before = counter.take();
+    await settleDeferred();
+    const after = counter.take();
+    table.push(
+      `${label.padEnd(28)} ${before.statements} statements in ${before.waves} round trips / ${after.statements} after`,
+    );
+    return { before, after, status };
+  }
+
+  /** POSTs one message as a client with the active user's key; the answer's status, body read. */
+  async function send(body: unknown): Promise<number> {
     const response = await endpoint(
       new Request(`${APP_URL}/api/mcp`, {
         method: "POST",
@@ -85,13 +101,7 @@ describe("statements and round trips per MCP request", () => {
       }),
     );
     await response.text();
-    const before = counter.take();
-    await settleDeferred();
-    const after = counter.take();
-    table.push(
-      `${label.padEnd(28)} ${before.statements} statements in ${before.waves} round trips / ${after.statements} after`,
-    );
-    return { before, after, status: response.status };
+    return response.status;
   }
 
   const rpc = (method: string, params?: unknown, id: number | null = 1) => ({
@@ -140,4 +150,41 @@ describe("statements and round trips per MCP request", () => {
     );
     expect(before.statements + after.statements).toBeLessThanOrEqual(3);
   });
+
+  it.runIf(testDatabaseKind() === "postgres")(
+    "calls answered while an activity insert is under way share the next insert, and no row is lost",
+    async () => {
+      await settleDeferred();
+      const rowsBefore = await toolCallRows();
+      // Hold inserts into tool_calls: the first call's activity insert waits on this lock.
+      const locker = new pg.Client({ connectionString: scratchUrl });
+      await locker.connect();
+      await locker.query("begin");
+      await locker.query("lock table tool_calls in share mode");
+      counter.take();
+      const activityInserts = () => counter.texts.filter((t) => /^insert into "tool_calls"/.test(t)).length;
+      await send(rpc("tools/call", { name: "list_accounts" }));
+      while (activityInserts() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      // Three more calls, each answered and its deferred task run while that insert waits.
+      for (let i = 0; i < 3; i++) {
+        await send(rpc("tools/call", { name: "list_accounts" }));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await locker.query("commit");
+      await locker.end();
+      await settleDeferred();
+      expect(activityInserts()).toBe(2);
+      expect(await toolCallRows()).toBe(rowsBefore + 4);
+    },
+  );
 });
+
+async function toolCallRows(): Promise<number> {
+  const client = new pg.Client({ connectionString: scratchUrl });
+  await client.connect();
+  try {
+    return Number((await client.query("select count(*) as n from tool_calls")).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}

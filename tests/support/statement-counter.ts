@@ -15,8 +15,11 @@ export class StatementCounter implements QueryObserver {
   private statements = 0;
   private waves = 0;
   private inFlight = 0;
+  /** The text of each statement since the last `take()`. */
+  texts: string[] = [];
 
-  started(): void {
+  started(text: string): void {
+    this.texts.push(text);
     if (this.inFlight === 0) this.waves += 1;
     this.inFlight += 1;
     this.statements += 1;
@@ -31,6 +34,7 @@ export class StatementCounter implements QueryObserver {
     const count = { statements: this.statements, waves: this.waves };
     this.statements = 0;
     this.waves = 0;
+    this.texts = [];
     return count;
   }
 }
