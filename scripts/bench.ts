@@ -3,17 +3,19 @@
  *
  * 1. Seeds a fresh PGlite (.data/bench/pglite), or the Postgres of `--database-url`, with the
  *    benchmark user (db/seed.ts `seedHeavyUser`: five years, 100,000+ transactions over ten
- *    accounts, active subscription).
+ *    accounts, active subscription) as of yesterday, then syncs its bank once more as of now, and
+ *    prints how long the full sync and the one-day sync took.
  *    Seeding happens BEFORE the server starts: PGlite opens its folder from one process at a time.
  * 2. `next build` into .next-bench, then `next start` on its own port with that data folder.
  * 3. Counts, in this process before the server starts, the statements and round trips each
  *    target costs (at the driver: tests/support/statement-counter.ts), before its answer and after.
  * 4. Drives POST /api/mcp over HTTP with autocannon: `ping`, `tools/list`, then each of the 12
- *    tools with its default arguments; and, as the reference, the MCP library's own hello world
+ *    tools with its default arguments, then the heavy questions (`VARIANTS`); and, as the reference, the MCP library's own hello world
  *    (mcp-handler with one echo tool: app/api/bench-echo, built only with BENCH_BUILD=1) served
  *    by the same server in the same run. Prints requests/s, p50 and p99 latency, the answer's
- *    size, each tool's p50 as a multiple of ping's, the server's CPU per request (its processes'
- *    user + system time from /proc, over the run) and throughput as a ratio to the reference
+ *    size, each tool's p50 and p99 as multiples of ping's p50, the server's CPU per request (its
+ *    processes' user + system time from /proc, over the run), with PostgreSQL the database's CPU
+ *    per request (every local `postgres` process) and throughput as a ratio to the reference
  *    (tools/call against the echo tool's tools/call, tools/list against its tools/list).
  *
  * Options: `--skip-build` reuses .next-bench; `--duration <s>` per target (default 6);
@@ -29,9 +31,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { openDatabase } from "@/db";
-import { seedHeavyUser } from "@/db/seed";
+import { bankConnections, users } from "@/db/schema";
+import { HEAVY_EMAIL, seedHeavyUser } from "@/db/seed";
+import { syncConnection } from "@/lib/banking/sync";
 import { settleDeferred } from "@/lib/deferred";
 import { createMcpEndpoint } from "@/lib/mcp/server";
 import { TOOL_NAMES } from "@/tests/helpers/mcp-client";
@@ -98,6 +102,10 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
   });
 }
 
+/**
+ * Seeds the heavy user with its history up to yesterday (a full sync of five years), then syncs
+ * its bank once more as of now (an incremental sync: one new day), and prints how long each took.
+ */
 async function seed(): Promise<string> {
   if (!DATABASE_URL) {
     rmSync(path.join(ROOT, ".data/bench"), { recursive: true, force: true });
@@ -107,8 +115,19 @@ async function seed(): Promise<string> {
     ? await openDatabase({ url: DATABASE_URL, migrate: true })
     : await openDatabase({ pgliteDir: path.join(ROOT, DATA_DIR), migrate: true });
   try {
-    const result = await seedHeavyUser(handle.db);
-    console.log(`Seeded the heavy user in ${(result.milliseconds / 1000).toFixed(1)} s (${DRIVER_LABEL}).`);
+    const now = new Date();
+    const result = await seedHeavyUser(handle.db, { now: new Date(now.getTime() - 86_400_000) });
+    const [connection] = await handle.db
+      .select({ id: bankConnections.id })
+      .from(bankConnections)
+      .innerJoin(users, eq(users.id, bankConnections.userId))
+      .where(eq(users.email, HEAVY_EMAIL));
+    const started = performance.now();
+    const day = await syncConnection(handle.db, connection?.id ?? "", { now });
+    syncSeconds = { full: result.milliseconds / 1000, day: (performance.now() - started) / 1000 };
+    console.log(
+      `Heavy user: full sync (seed) ${syncSeconds.full.toFixed(1)} s; one more day ${syncSeconds.day.toFixed(2)} s (${day.added} added, ${day.modified} modified, ${day.removed} removed; ${DRIVER_LABEL}).`,
+    );
     // A real server's autovacuum analyzes a bulk load within a minute; do it now so the run
     // measures the steady state rather than plans made without statistics.
     if (DATABASE_URL) await handle.db.execute(sql`analyze`);
@@ -117,6 +136,8 @@ async function seed(): Promise<string> {
     await handle.close();
   }
 }
+
+let syncSeconds = { full: 0, day: 0 };
 
 function headers(apiKey: string): Record<string, string> {
   return {
@@ -127,7 +148,18 @@ function headers(apiKey: string): Record<string, string> {
   };
 }
 
-/** A target is `ping`, `tools/list`, a tool name, or `echo:…` for the reference route. */
+/**
+ * The calls that are not a tool's defaults: the issue's heavy questions (a text query, two years of
+ * cash flow, a year by merchant, a daily year of net worth).
+ */
+const VARIANTS: Array<[string, Record<string, unknown>]> = [
+  ["search_transactions", { query: "coffee" }],
+  ["get_cash_flow", { months: 24 }],
+  ["get_spending_breakdown", { group_by: "merchant", period: "last_12_months" }],
+  ["get_net_worth", { interval: "day", months: 12 }],
+];
+
+/** A target is `ping`, `tools/list`, a tool name (then `name {json arguments}`), or `echo:…` for the reference route. */
 function message(target: string): Record<string, unknown> {
   const name = target.replace(/^echo:/, "");
   if (name === "ping") return { jsonrpc: "2.0", id: 1, method: "ping", params: {} };
@@ -139,7 +171,10 @@ function message(target: string): Record<string, unknown> {
       method: "tools/call",
       params: { name: "echo", arguments: { text: "hello" } },
     };
-  return { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {} } };
+  const space = name.indexOf(" ");
+  const tool = space < 0 ? name : name.slice(0, space);
+  const args = space < 0 ? {} : JSON.parse(name.slice(space + 1));
+  return { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } };
 }
 
 function body(target: string): string {
@@ -148,8 +183,8 @@ function body(target: string): string {
 
 const urlOf = (target: string) => (target.startsWith("echo:") ? ECHO_URL : MCP_URL);
 
-/** User + system CPU seconds of every process in the server's process group (Linux /proc). */
-function serverCpuSeconds(groupId: number): number {
+/** User + system CPU seconds of the processes `select` picks (Linux /proc). */
+function cpuSeconds(select: (command: string, processGroup: number) => boolean): number {
   const ticks = 100; // USER_HZ on Linux
   let total = 0;
   for (const entry of readdirSync("/proc")) {
@@ -157,8 +192,9 @@ function serverCpuSeconds(groupId: number): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       // Fields after the command (which may hold spaces) start after the last ")".
+      const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== groupId) continue; // pgrp
+      if (!select(command, Number(fields[2]))) continue; // pgrp
       total += (Number(fields[11]) + Number(fields[12])) / ticks; // utime, stime
     } catch {
       // the process ended meanwhile
@@ -166,6 +202,11 @@ function serverCpuSeconds(groupId: number): number {
   }
   return total;
 }
+
+/** The server's processes (its process group). */
+const serverCpuSeconds = (groupId: number) => cpuSeconds((_, group) => group === groupId);
+/** A PostgreSQL server on this machine (its backends are all named "postgres"); 0 when there is none. */
+const databaseCpuSeconds = () => cpuSeconds((command) => command === "postgres");
 
 /** Statements and round trips per target, counted at the driver in this process (before the server runs). */
 async function countStatements(apiKey: string, targets: string[]): Promise<Map<string, string>> {
@@ -244,6 +285,7 @@ interface Row {
   target: string;
   rps: number;
   cpuMs: number;
+  dbCpuMs: number;
   p50: number;
   p99: number;
   bytes: number;
@@ -253,6 +295,7 @@ interface Row {
 
 async function load(apiKey: string, target: string, serverGroup: number): Promise<Omit<Row, "bytes">> {
   const cpuBefore = serverCpuSeconds(serverGroup);
+  const dbCpuBefore = databaseCpuSeconds();
   const result = await autocannon({
     url: urlOf(target),
     method: "POST",
@@ -262,10 +305,14 @@ async function load(apiKey: string, target: string, serverGroup: number): Promis
     duration: DURATION,
   });
   const cpu = serverCpuSeconds(serverGroup) - cpuBefore;
+  const dbCpu = databaseCpuSeconds() - dbCpuBefore;
+  const perRequest = (seconds: number) =>
+    result.requests.total > 0 ? (seconds * 1000) / result.requests.total : 0;
   return {
     target,
     rps: result.requests.average,
-    cpuMs: result.requests.total > 0 ? (cpu * 1000) / result.requests.total : 0,
+    cpuMs: perRequest(cpu),
+    dbCpuMs: perRequest(dbCpu),
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -276,7 +323,12 @@ async function load(apiKey: string, target: string, serverGroup: number): Promis
 async function main() {
   const started = Date.now();
   const apiKey = await seed();
-  const ours = ["ping", "tools/list", ...TOOL_NAMES];
+  const ours = [
+    "ping",
+    "tools/list",
+    ...TOOL_NAMES,
+    ...VARIANTS.map(([name, args]) => `${name} ${JSON.stringify(args)}`),
+  ];
   const statements = await countStatements(apiKey, ours);
   if (!SKIP_BUILD || !existsSync(path.join(ROOT, DIST_DIR))) {
     console.log(`Building into ${DIST_DIR} …`);
@@ -333,7 +385,9 @@ async function main() {
       "p99 ms",
       "answer bytes",
       "p50 / ping p50",
+      "p99 / ping p50",
       "CPU ms/req",
+      ...(DATABASE_URL ? ["DB CPU ms/req"] : []),
       "req/s / reference",
       "statements (before answer + after)",
       "non-2xx",
@@ -346,7 +400,9 @@ async function main() {
       r.p99.toFixed(1),
       String(r.bytes),
       r.target === "ping" ? "1.0" : (r.p50 / pingP50).toFixed(1),
+      (r.p99 / pingP50).toFixed(1),
       r.cpuMs.toFixed(2),
+      ...(DATABASE_URL ? [r.dbCpuMs.toFixed(2)] : []),
       ratio(r),
       statements.get(r.target) ?? "",
       String(r.non2xx),
@@ -359,6 +415,11 @@ async function main() {
     for (const row of table) console.log(line(row));
     console.log(
       "\nThe reference (ref) is mcp-handler's own hello world: one echo tool, no auth, no database, on the same server.",
+    );
+    if (DATABASE_URL)
+      console.log("DB CPU is every local PostgreSQL process's, so run the bench with nothing else using it.");
+    console.log(
+      `Sync of the heavy user: full ${syncSeconds.full.toFixed(1)} s, one new day ${syncSeconds.day.toFixed(2)} s.`,
     );
     console.log(`\nTotal bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   } finally {
