@@ -1,8 +1,9 @@
 /**
- * `npm run db:rebuild-rollups`: rebuilds the monthly rollup `transaction_months` from the rows of
- * `transactions`, in one transaction (readers see the old rollup until it commits). Triggers keep
- * the rollup exact on every write; this is for a database restored or edited with the triggers
- * off. Targets DATABASE_URL or, when it is unset, the PGlite folder (run it while the server is
+ * `npm run db:rebuild-rollups`: rebuilds the monthly rollup `transaction_months` and the values
+ * precomputed for find_unusual_activity and list_recurring (first-seen merchants, streams' price
+ * changes, typical amounts anchored at today, UTC) from the rows of `transactions`, in one
+ * transaction (readers see the old values until it commits). Triggers and sync keep them exact on
+ * every write; this is for a database restored or edited with the triggers off. Targets DATABASE_URL or, when it is unset, the PGlite folder (run it while the server is
  * stopped: PGlite opens its folder from one process at a time).
  */
 import { sql } from "drizzle-orm";
@@ -16,11 +17,16 @@ async function main() {
   try {
     await handle.db.transaction(async (tx) => {
       await tx.execute(sql`select ledgerlink_rebuild_transaction_months()`);
+      await tx.execute(
+        sql`select ledgerlink_rebuild_unusual(${new Date().toISOString().slice(0, 10)}::date)`,
+      );
     });
   } finally {
     await handle.close();
   }
-  console.log(`Rebuilt the monthly rollup in ${Math.round(performance.now() - started)} ms.`);
+  console.log(
+    `Rebuilt the monthly rollup and the precomputed values in ${Math.round(performance.now() - started)} ms.`,
+  );
 }
 
 main().catch((error: unknown) => {

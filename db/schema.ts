@@ -392,6 +392,15 @@ export const recurringStreams = pgTable(
     isActive: boolean().notNull().default(true),
     /** Provider transaction ids that belong to the stream. */
     transactionIds: jsonb().$type<string[]>().notNull().default([]),
+    /**
+     * The latest price change in the stream's posted charges (newest first, the first charge
+     * whose amount differs from the newest one): that older amount (a positive magnitude), and
+     * the date and our id of the first charge at the newer amount. Null when the charges show no
+     * change. Kept by triggers on this table and on `transactions` (migration 0007).
+     */
+    previousAmountMinor: minor(),
+    priceChangedOn: date({ mode: "string" }),
+    priceChangeTransactionId: text(),
   },
   (t) => [uniqueIndex().on(t.connectionId, t.providerStreamId), index().on(t.userId)],
 );
@@ -430,6 +439,48 @@ export const transactionMonths = pgTable(
     primaryKey({ columns: [t.accountId, t.month, t.category, t.currency, t.pending, t.isTransfer] }),
     index().on(t.userId, t.month),
   ],
+);
+
+/**
+ * Typical outflows for find_unusual_activity's `large` kind, precomputed by sync (migration 0007,
+ * `ledgerlink_store_typicals`): per anchor date, category and currency, the median magnitude and
+ * the count of the outflows (transfers excluded, pending included) dated in the 365 days before
+ * the anchor. Anchors are the starts of the default 30-day range for the sync day and the next
+ * day in every timezone; any write to `transactions` dated in an anchor's window deletes that
+ * anchor's rows (trigger), so a stored anchor is always exact and a missing one is computed from
+ * the rows.
+ */
+export const categoryTypicals = pgTable(
+  "category_typicals",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    anchor: date({ mode: "string" }).notNull(),
+    category: text().notNull(),
+    currency: text().notNull(),
+    /** Median magnitude in minor units (halfway between the middle two for an even count). */
+    typicalMinor: numeric().notNull(),
+    count: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.anchor, t.category, t.currency] })],
+);
+
+/**
+ * The first date of any transaction per merchant (`lower(coalesce(merchant_name, name))`), kept
+ * by triggers on `transactions` (migration 0007): a merchant is new in a range when this date
+ * is inside it.
+ */
+export const merchantFirstSeen = pgTable(
+  "merchant_first_seen",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    merchantKey: text().notNull(),
+    firstDate: date({ mode: "string" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.merchantKey] }), index().on(t.userId, t.firstDate)],
 );
 
 /** One row per account per day, written by sync; feeds net-worth history. */

@@ -16,6 +16,11 @@
  * A posted transaction replaces its pending one (deleted by `pendingTransactionId` even if the
  * provider forgot to list it as removed), so a purchase is counted once.
  *
+ * Derived rows are written in the same transaction: triggers keep the monthly rollup, the
+ * first-seen date of each merchant and each stream's latest price change (migrations 0005, 0007),
+ * and the write ends by storing the typical amounts of find_unusual_activity for the sync day
+ * (db/schema.ts `categoryTypicals`).
+ *
  * Products the bank does not serve (investments, liabilities, recurring streams: ProviderError
  * `product_not_supported`) are not failures: the sync goes on without them and records one
  * warning per product in `SyncSummary.warnings` and on the connection (`bank_connections.warnings`,
@@ -753,6 +758,9 @@ async function writeSync(
         set: excludedSet(["currentBalanceMinor", "availableBalanceMinor"]),
       });
   }
+
+  // Typical amounts for find_unusual_activity, anchored at this sync's day (migration 0007).
+  await tx.execute(sql`select ledgerlink_store_typicals(${userId}, ${today}::date)`);
 
   await tx
     .update(bankConnections)

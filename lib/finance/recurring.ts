@@ -8,18 +8,18 @@
  *   yearly = last × occurrences per year (weekly 52, biweekly 26, semi-monthly 24, monthly 12,
  *   quarterly 4, annually 1), exact in cents; monthly = yearly / 12 rounded to the cent
  *   (half away from zero), per stream; totals are the sums of the per-stream figures.
- * - Price changes are read from the stream's own stored charges: the latest change is where the
- *   amount last differed from the current one; `price_changed` when that happened within the
- *   last 12 months (`previous_amount` = the amount before, `price_changed_on` = first new charge).
+ * - Price changes are read from the stream's own stored charges (kept with the stream by
+ *   triggers, migration 0007): the latest change is where the amount last differed from the
+ *   current one; `price_changed` when that happened within the last 12 months
+ *   (`previous_amount` = the amount before, `price_changed_on` = first new charge).
  */
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import type { Database } from "@/db";
 import type { RecurringStream } from "@/db/schema";
-import { bankAccounts, recurringStreams, transactions } from "@/db/schema";
+import { bankAccounts, recurringStreams } from "@/db/schema";
 import { groupByCurrency } from "./currency";
 import { toCents } from "./money";
 import { addDays, addMonths } from "./periods";
-import { executeRows, text } from "./sql";
 
 export type Frequency = RecurringStream["frequency"];
 
@@ -98,27 +98,6 @@ export interface StreamRow {
   accountType: string;
 }
 
-interface Charge {
-  id: string;
-  date: string;
-  cents: number;
-}
-
-/**
- * The latest price change in a stream's charges (newest first): the first older charge whose
- * amount differs from the newest one, and the charge where the current amount began.
- */
-export function latestPriceChange(newestFirst: Charge[]): { previous: number; since: Charge } | null {
-  const [last] = newestFirst;
-  if (!last) return null;
-  for (let i = 1; i < newestFirst.length; i++) {
-    const older = newestFirst[i];
-    const since = newestFirst[i - 1];
-    if (older && since && older.cents !== last.cents) return { previous: older.cents, since };
-  }
-  return null;
-}
-
 interface StreamQuery {
   direction: "inflow" | "outflow" | "all";
   status: "active" | "inactive" | "all";
@@ -126,59 +105,29 @@ interface StreamQuery {
   today: string;
 }
 
-/** The user's recurring streams, with their latest price change (read from their charges). */
+/**
+ * The user's recurring streams, with their latest price change (stored with each stream from its
+ * charges by triggers: db/schema.ts `recurringStreams`), in one query.
+ */
 export async function listStreams(db: Database, userId: string, options: StreamQuery): Promise<StreamRow[]> {
   const conditions: SQL[] = [eq(recurringStreams.userId, userId)];
   if (options.direction !== "all") conditions.push(eq(recurringStreams.direction, options.direction));
   if (options.status !== "all") conditions.push(eq(recurringStreams.isActive, options.status === "active"));
-  // The streams and their charges are read together (one round trip): the charges query needs
-  // nothing from the first.
-  const [streams, rows] = await Promise.all([
-    db
-      .select({
-        stream: recurringStreams,
-        accountName: bankAccounts.name,
-        accountType: bankAccounts.type,
-        currency: bankAccounts.currency,
-      })
-      .from(recurringStreams)
-      .innerJoin(bankAccounts, eq(bankAccounts.id, recurringStreams.accountId))
-      .where(and(...conditions))
-      .orderBy(recurringStreams.merchantName, recurringStreams.id),
-    // Each stream's posted charges, found through the provider ids it lists, newest first. One
-    // probe of the unique (account_id, provider_transaction_id) index per listed id (`limit 1`
-    // keeps the look-up a probe: without it, a planner with no statistics, as in PGlite, hashes
-    // every transaction of the account instead: 45 ms → 20 ms of execution on the heavy user).
-    executeRows(
-      db,
-      sql`
-    select s.id, t.id as tid, t.date::text as tdate, abs(t.amount_minor)::text as amount
-    from ${recurringStreams} s
-    cross join lateral jsonb_array_elements_text(s.transaction_ids) as x(pid)
-    cross join lateral (
-      select t.id, t.date, t.amount_minor
-      from ${transactions} t
-      where t.account_id = s.account_id and t.provider_transaction_id = x.pid
-        and t.user_id = ${userId} and not t.pending
-      limit 1
-    ) t
-    where s.user_id = ${userId}
-    order by s.id, t.date desc, t.id desc`,
-    ),
-  ]);
-  if (streams.length === 0) return [];
-  const charges = new Map<string, Charge[]>();
-  for (const row of rows) {
-    const id = text(row, "id");
-    const list = charges.get(id) ?? [];
-    list.push({ id: text(row, "tid"), date: text(row, "tdate"), cents: toCents(row.amount) });
-    charges.set(id, list);
-  }
+  const streams = await db
+    .select({
+      stream: recurringStreams,
+      accountName: bankAccounts.name,
+      accountType: bankAccounts.type,
+      currency: bankAccounts.currency,
+    })
+    .from(recurringStreams)
+    .innerJoin(bankAccounts, eq(bankAccounts.id, recurringStreams.accountId))
+    .where(and(...conditions))
+    .orderBy(recurringStreams.merchantName, recurringStreams.id);
   const yearAgo = addMonths(options.today, -12);
 
   return streams.map(({ stream: s, accountName, accountType, currency }) => {
     const sign = s.direction === "outflow" ? -1 : 1;
-    const change = latestPriceChange(charges.get(s.id) ?? []);
     return {
       id: s.id,
       currency,
@@ -189,10 +138,10 @@ export async function listStreams(db: Database, userId: string, options: StreamQ
       frequency: s.frequency,
       averageCents: sign * toCents(s.averageAmountMinor),
       lastCents: sign * toCents(s.lastAmountMinor),
-      previousCents: change ? sign * change.previous : null,
-      priceChangedOn: change?.since.date ?? null,
-      priceChangeTransactionId: change?.since.id ?? null,
-      priceChanged: change !== null && change.since.date > yearAgo,
+      previousCents: s.previousAmountMinor === null ? null : sign * toCents(s.previousAmountMinor),
+      priceChangedOn: s.priceChangedOn,
+      priceChangeTransactionId: s.priceChangeTransactionId,
+      priceChanged: s.priceChangedOn !== null && s.priceChangedOn > yearAgo,
       firstDate: s.firstDate,
       lastDate: s.lastDate,
       nextDate: s.predictedNextDate ?? (s.isActive ? nextOccurrence(s.lastDate, s.frequency) : null),

@@ -16,7 +16,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { EXPONENTS, formatMoney } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
-import { addDays, type DateRange } from "./periods";
+import type { DateRange } from "./periods";
 import { listStreams } from "./recurring";
 import { executeRows, text } from "./sql";
 
@@ -79,7 +79,6 @@ export async function findUnusualActivity(
 ): Promise<{ findings: Finding[]; counts: Partial<Record<UnusualKind, number>> }> {
   const want = new Set(kinds);
   const base = sql`t.user_id = ${userId} and t.date between ${range.start}::date and ${range.end}::date and not t.is_transfer`;
-  const historyStart = addDays(range.start, -365);
 
   const tasks: Array<Promise<{ kind: UnusualKind; rows: RawRow[] }>> = [];
   if (want.has("large")) {
@@ -89,15 +88,20 @@ export async function findUnusualActivity(
         .map(([code, exponent]) => `when '${code}' then ${exponent}`)
         .join(" "),
     )} else 2 end)`;
+    // The typical amounts stored by sync for this range's start (db/schema.ts `categoryTypicals`),
+    // or, when none are stored for it, the same medians computed from the rows: the scan below
+    // the `not exists` runs only then (a one-time filter).
     tasks.push(
       rows(
         db,
         sql`with hist as (
-          select h.category, h.currency, percentile_cont(0.5) within group (order by -h.amount_minor) as typical, count(*) as n
-          from transactions h
-          where h.user_id = ${userId} and h.date >= ${historyStart}::date and h.date < ${range.start}::date
-            and h.amount_minor < 0 and not h.is_transfer
-          group by h.category, h.currency
+          select c.category, c.currency, c.typical_minor::float8 as typical, c.count as n
+          from category_typicals c where c.user_id = ${userId} and c.anchor = ${range.start}::date
+          union all
+          select h.category, h.currency, h.typical, h.n from ledgerlink_typicals(${userId}, ${range.start}::date) h
+          where not exists (
+            select 1 from category_typicals c where c.user_id = ${userId} and c.anchor = ${range.start}::date
+          )
         )
         select ${SELECT_TXN}, round(hist.typical)::bigint::text as typical, count(*) over () as total
         from transactions t
@@ -147,26 +151,24 @@ export async function findUnusualActivity(
     );
   }
   if (want.has("new_merchant")) {
-    // First charge per merchant in the range, then the history check once per merchant (not once
-    // per charge): the check depends on the merchant only, so the order changes nothing.
+    // Merchants whose first transaction of all (db/schema.ts `merchantFirstSeen`, kept by
+    // triggers) is in the range, each with its first charge there: a merchant with a charge in
+    // the range and no earlier transaction has its first date in the range.
     tasks.push(
       rows(
         db,
-        sql`select *, count(*) over () as total from (
-          select distinct on (lower(coalesce(t.merchant_name, t.name))) ${SELECT_TXN}, null::text as typical,
-            lower(coalesce(t.merchant_name, t.name)) as merchant_key
+        sql`select f.*, count(*) over () as total
+        from merchant_first_seen m
+        cross join lateral (
+          select ${SELECT_TXN}, null::text as typical
           from transactions t
           join bank_accounts a on a.id = t.account_id
-          where ${base} and t.amount_minor < 0
-          order by lower(coalesce(t.merchant_name, t.name)), t.date, t.id
-        ) firsts
-        where not exists (
-          select 1 from transactions e
-          where e.user_id = ${userId}
-            and lower(coalesce(e.merchant_name, e.name)) = firsts.merchant_key
-            and e.date < ${range.start}::date
-        )
-        order by date desc, id
+          where ${base} and t.amount_minor < 0 and lower(coalesce(t.merchant_name, t.name)) = m.merchant_key
+          order by t.date, t.id
+          limit 1
+        ) f
+        where m.user_id = ${userId} and m.first_date between ${range.start}::date and ${range.end}::date
+        order by f.date desc, f.id
         limit ${limit}`,
       ).then((r) => ({ kind: "new_merchant" as const, rows: r })),
     );

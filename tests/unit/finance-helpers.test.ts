@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { toAmount } from "@/lib/finance/currency";
 import { weightedApr } from "@/lib/finance/liabilities";
 import { ratio, toCents } from "@/lib/finance/money";
-import { equivalents, latestPriceChange, nextOccurrence, projectDates } from "@/lib/finance/recurring";
+import { equivalents, nextOccurrence, projectDates } from "@/lib/finance/recurring";
 import { bucketsOf } from "@/lib/finance/spending";
 import { escapeLike } from "@/lib/finance/transactions";
 
@@ -49,16 +49,6 @@ describe("recurring", () => {
       "2025-11-17",
     ]);
     expect(projectDates({ ...weekly, nextDate: null }, "2025-10-20", "2025-10-20")).toEqual(["2025-10-20"]);
-  });
-
-  it("finds the latest price change in newest-first charges", () => {
-    const c = (date: string, cents: number) => ({ id: date, date, cents });
-    expect(latestPriceChange([c("2025-03-01", 1799), c("2025-02-01", 1799), c("2025-01-01", 1599)])).toEqual({
-      previous: 1599,
-      since: c("2025-02-01", 1799),
-    });
-    expect(latestPriceChange([c("2025-03-01", 1799), c("2025-02-01", 1799)])).toBeNull();
-    expect(latestPriceChange([])).toBeNull();
   });
 });
 
