@@ -14,7 +14,7 @@ import { executeRows } from "@/lib/finance/sql";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
 import { linkSandboxBank } from "../helpers/fixtures";
-import { callTool, contextFor, createUser } from "./tools-helpers";
+import { callTool, contextFor, createUser, random } from "./tools-helpers";
 
 const getDb = useTestDatabase();
 const LINKED = new Date("2025-09-10T12:00:00Z");
@@ -45,15 +45,6 @@ async function compare(userId: string) {
       ),
     );
   return { rolled: norm(rolled), raw: norm(raw) };
-}
-
-/** A small deterministic random source, so a failure can be replayed. */
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
 }
 
 describe("the rollup follows every write", () => {

@@ -167,3 +167,12 @@ export function only<T extends { currency: string }>(totals: readonly T[], curre
   expect(totals.map((t) => t.currency)).toEqual([currency]);
   return totals[0] as T;
 }
+
+/** A small deterministic random source, so a failure can be replayed. */
+export function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}

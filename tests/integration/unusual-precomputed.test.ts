@@ -17,7 +17,7 @@ import { executeRows } from "@/lib/finance/sql";
 import { findUnusualActivityTool } from "@/lib/mcp/tools/find-unusual-activity";
 import { useTestDatabase } from "../helpers/db";
 import { linkSandboxBank } from "../helpers/fixtures";
-import { callTool, contextFor, createUser } from "./tools-helpers";
+import { callTool, contextFor, createUser, random } from "./tools-helpers";
 
 const getDb = useTestDatabase();
 const LINKED = new Date("2025-09-10T12:00:00Z");
@@ -155,15 +155,6 @@ function anchorsOf(at: Date): string[] {
   return ZONES.flatMap((zone) =>
     [0, 1].map((d) => addDays(todayIn(zone, new Date(at.getTime() + d * DAY_MS)), -29)),
   );
-}
-
-/** A small deterministic random source, so a failure can be replayed. */
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
 }
 
 describe("precomputed values follow every write", () => {
