@@ -407,9 +407,9 @@ export const recurringStreams = pgTable(
 
 /**
  * Monthly rollup of `transactions`, kept by triggers on that table in the same transaction as the
- * rows it sums (migration 0005), so a reader never sees the two disagree: per account, calendar
- * month, category, currency, pending and transfer flag, the sums of money in and out and the row
- * counts. Summaries over whole months read it instead of the rows; `npm run db:rebuild-rollups`
+ * rows it sums (migrations 0005 and 0007), so a reader never sees the two disagree: per account,
+ * calendar month, category, merchant, currency, pending and transfer flag, the sums of money in and
+ * out and the row counts. Summaries over whole months read it instead of the rows; `npm run db:rebuild-rollups`
  * rebuilds it from the rows.
  */
 export const transactionMonths = pgTable(
@@ -424,6 +424,8 @@ export const transactionMonths = pgTable(
     /** First day of the month. */
     month: date({ mode: "string" }).notNull(),
     category: text().notNull(),
+    /** `coalesce(merchant_name, name)`: the merchant that spending and cash flow group by. */
+    merchant: text().notNull(),
     currency: text().notNull(),
     pending: boolean().notNull(),
     isTransfer: boolean().notNull(),
@@ -436,7 +438,9 @@ export const transactionMonths = pgTable(
     outflowCount: integer().notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.accountId, t.month, t.category, t.currency, t.pending, t.isTransfer] }),
+    primaryKey({
+      columns: [t.accountId, t.month, t.category, t.merchant, t.currency, t.pending, t.isTransfer],
+    }),
     index().on(t.userId, t.month),
   ],
 );

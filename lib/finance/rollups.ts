@@ -4,15 +4,17 @@
  * db/schema.ts), and only the rows of the partial months at the edges of a range are read. A
  * ten-year history costs about what a month costs.
  *
- * The rollup has the dimensions the search filters use (account, category, currency, pending,
- * transfer) and the measures (sums and counts of money in and out); a filter on text or on the
- * amount cannot be answered from it, and those summaries read the rows.
+ * The rollup has the dimensions the search filters and the spending groups use (account,
+ * category, merchant, currency, pending, transfer) and the measures (sums and counts of money in
+ * and out); a filter on text or on the amount cannot be answered from it, and those summaries
+ * read the rows.
  */
-import { and, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, between, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { transactionMonths, transactions } from "@/db/schema";
 import { toCents } from "./money";
-import { addMonths, type DateRange, endOfMonth, startOfMonth } from "./periods";
+import { addDays, addMonths, type DateRange, endOfMonth, startOfMonth } from "./periods";
+import { countedForTotals } from "./rules";
 import { executeRows, text } from "./sql";
 import type { TransactionFilter } from "./transactions";
 
@@ -100,4 +102,95 @@ export async function summarizeTransactions(
     inflow: toCents(r.inflow),
     outflow: toCents(r.outflow),
   }));
+}
+
+/** Ranges that follow each other without a gap joined into one. */
+function joined(ranges: DateRange[]): DateRange[] {
+  const out: DateRange[] = [];
+  for (const r of ranges) {
+    const last = out[out.length - 1];
+    if (last && addDays(last.end, 1) === r.start) last.end = r.end;
+    else out.push({ ...r });
+  }
+  return out;
+}
+
+/**
+ * `range` split into the whole months to read from the rollup and the days to read from the
+ * rows: a month is read from the rollup only when it is inside `range` and each of `cuts` holds
+ * all of it or none of it.
+ */
+export function splitRange(range: DateRange, cuts: DateRange[]): { months: DateRange[]; days: DateRange[] } {
+  // ISO dates compare as strings. Each piece between two cut points is inside or outside every cut.
+  const points = [...new Set(cuts.flatMap((c) => [c.start, addDays(c.end, 1)]))]
+    .filter((p) => p > range.start && p <= range.end)
+    .sort();
+  const months: DateRange[] = [];
+  const days: DateRange[] = [];
+  [range.start, ...points].forEach((start, i) => {
+    const piece = { start, end: i < points.length ? addDays(points[i] as string, -1) : range.end };
+    const whole = wholeMonths(piece);
+    if (whole === null) {
+      days.push(piece);
+      return;
+    }
+    const end = endOfMonth(whole.last);
+    if (piece.start < whole.first) days.push({ start: piece.start, end: addDays(whole.first, -1) });
+    months.push({ start: whole.first, end });
+    if (end < piece.end) days.push({ start: addDays(end, 1), end: piece.end });
+  });
+  return { months: joined(months), days: joined(days) };
+}
+
+/** The columns of `countedRows`. */
+export const counted = {
+  currency: sql.raw("counted.currency"),
+  category: sql.raw("counted.category"),
+  /** `coalesce(merchant_name, name)`. */
+  merchant: sql.raw("counted.merchant"),
+  accountId: sql.raw("counted.account_id"),
+  /** A row's date, or the 1st of a month of the rollup. */
+  date: sql.raw("counted.date"),
+  /** Minor units. */
+  amount: sql.raw("counted.amount"),
+  /** Rows summed. */
+  n: sql.raw("counted.n"),
+};
+
+/**
+ * The rows of `range` that count toward income and spending (rule 1 of rules.ts: no transfers),
+ * as the subquery `counted` (columns in `counted`) whose sums of `amount` and `n` grouped by any
+ * of its columns (the date only by month, or by ranges given as `cuts`) equal those over the
+ * rows: the rollup for whole months, the rows themselves for the days around them. Pending rows
+ * count, as they do in the rows (a posted row replaces its pending one).
+ */
+export function countedRows(
+  userId: string,
+  range: DateRange,
+  accountIds?: string[],
+  cuts: DateRange[] = [],
+): SQL {
+  const { months, days } = splitRange(range, cuts);
+  const anyOf = (conditions: Array<SQL | undefined>) =>
+    conditions.length > 0 ? or(...conditions) : sql`false`;
+  const m = transactionMonths;
+  const t = transactions;
+  const ofAccounts = accountIds && accountIds.length > 0;
+  const rolled = sql`select ${m.currency} as currency, ${m.category} as category, ${m.merchant} as merchant,
+      ${m.accountId} as account_id, ${m.month} as date, ${m.inflowMinor} + ${m.outflowMinor} as amount, ${m.count} as n
+    from ${m} where ${and(
+      eq(m.userId, userId),
+      eq(m.isTransfer, false),
+      anyOf(months.map((r) => between(m.month, r.start, r.end))),
+      ofAccounts ? inArray(m.accountId, accountIds) : undefined,
+    )}`;
+  const raw = sql`select ${t.currency}, ${t.category}, coalesce(${t.merchantName}, ${t.name}), ${t.accountId},
+      ${t.date}, ${t.amountMinor}, 1
+    from ${t} where ${and(
+      eq(t.userId, userId),
+      countedForTotals(),
+      anyOf(days.map((r) => between(t.date, r.start, r.end))),
+      ofAccounts ? inArray(t.accountId, accountIds) : undefined,
+    )}`;
+  return sql`(${rolled} union all ${raw}) as counted`;
 }

@@ -17,7 +17,7 @@
  *    queries rely on that instead of re-checking every pending row, which on a large history
  *    costs a scan per pending row (measured: 1.5 s for 100k rows without a supporting index).
  */
-import { eq, inArray, not, type SQL, sql } from "drizzle-orm";
+import { eq, inArray, not, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { transactions } from "@/db/schema";
 import { categoriesOfKind } from "./categories";
 
@@ -28,25 +28,34 @@ export function countedForTotals(): SQL {
   return eq(transactions.isTransfer, false);
 }
 
-/** Rows in an income-kind category (combine with countedForTotals). */
-export function isIncome(): SQL {
-  return inArray(transactions.category, INCOME_CATEGORIES);
+/**
+ * Rows in an income-kind category (combine with countedForTotals). The category column defaults
+ * to the rows' own; rollups.ts `countedRows` passes its column of the same name.
+ */
+export function isIncome(category: SQLWrapper = transactions.category): SQL {
+  return inArray(category, INCOME_CATEGORIES);
 }
 
 /**
  * Rows in a spending-kind category. Unknown categories count as spending, like `other`
  * (categoryKind's rule), so this is "not income and not transfer-kind".
  */
-export function isSpending(): SQL {
-  return not(inArray(transactions.category, [...INCOME_CATEGORIES, ...categoriesOfKind("transfer")]));
+export function isSpending(category: SQLWrapper = transactions.category): SQL {
+  return not(inArray(category, [...INCOME_CATEGORIES, ...categoriesOfKind("transfer")]));
 }
 
 /** SQL income in cents over the rows selected by the query (an aggregate; rule 2). */
-export function incomeSum(): SQL<string> {
-  return sql<string>`coalesce(sum(${transactions.amountMinor}) filter (where ${isIncome()}), 0)`;
+export function incomeSum(
+  amount: SQLWrapper = transactions.amountMinor,
+  category: SQLWrapper = transactions.category,
+): SQL<string> {
+  return sql<string>`coalesce(sum(${amount}) filter (where ${isIncome(category)}), 0)`;
 }
 
 /** SQL spending in cents (positive = money spent) over the selected rows (an aggregate; rule 2). */
-export function spendingSum(): SQL<string> {
-  return sql<string>`coalesce(-sum(${transactions.amountMinor}) filter (where ${isSpending()}), 0)`;
+export function spendingSum(
+  amount: SQLWrapper = transactions.amountMinor,
+  category: SQLWrapper = transactions.category,
+): SQL<string> {
+  return sql<string>`coalesce(-sum(${amount}) filter (where ${isSpending(category)}), 0)`;
 }

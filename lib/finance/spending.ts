@@ -3,7 +3,8 @@
  * of lib/finance/rules.ts (transfers excluded; income = SUM over income categories; spending =
  * −SUM over spending categories, so refunds lower their category; pending rows count until they
  * post, then only the posted row counts). Every sum is grouped by the transactions' currency and
- * every result is per currency: amounts of two currencies are never added.
+ * every result is per currency: amounts of two currencies are never added. Sums over a range read
+ * the monthly rollup for its whole months and the rows for the rest (rollups.ts `countedRows`).
  */
 import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
@@ -12,6 +13,7 @@ import { categoryLabel } from "./categories";
 import { groupByCurrency } from "./currency";
 import { ratio, toCents } from "./money";
 import { addDays, addMonths, type DateRange, endOfMonth, startOfMonth } from "./periods";
+import { counted, countedRows } from "./rollups";
 import { countedForTotals, incomeSum, isIncome, isSpending, spendingSum } from "./rules";
 
 export const SPENDING_GROUPS = ["category", "merchant", "account", "month"] as const;
@@ -103,28 +105,32 @@ async function getSpendingByGroup(
   groupBy: SpendingGroup,
   accountIds?: string[],
 ): Promise<SpendingGroups[]> {
-  const key: SQL<string> =
+  const c = counted;
+  const key = sql<string>`${
     groupBy === "category"
-      ? sql<string>`${transactions.category}`
+      ? c.category
       : groupBy === "merchant"
-        ? sql<string>`coalesce(${transactions.merchantName}, ${transactions.name})`
+        ? c.merchant
         : groupBy === "account"
-          ? sql<string>`${transactions.accountId}`
-          : sql<string>`to_char(${transactions.date}, 'YYYY-MM')`;
+          ? c.accountId
+          : sql`to_char(${c.date}, 'YYYY-MM')`
+  }`;
   const rows = await db
     .select({
-      currency: transactions.currency,
+      currency: sql<string>`${c.currency}`,
       key,
       accountName: sql<string>`min(${bankAccounts.name})`,
-      spending: sql<string>`-sum(${transactions.amountMinor})`,
-      count: sql<string>`count(*)`,
-      total: sql<string>`sum(-sum(${transactions.amountMinor})) over (partition by ${transactions.currency})`,
+      spending: sql<string>`-sum(${c.amount})`,
+      count: sql<string>`sum(${c.n})`,
+      total: sql<string>`sum(-sum(${c.amount})) over (partition by ${c.currency})`,
     })
-    .from(transactions)
-    .innerJoin(bankAccounts, eq(bankAccounts.id, transactions.accountId))
-    .where(and(...rangeConditions(userId, range, accountIds), isSpending()))
-    .groupBy(transactions.currency, key)
-    .orderBy(transactions.currency, sql`4 desc`, key);
+    .from(countedRows(userId, range, accountIds))
+    .innerJoin(bankAccounts, eq(bankAccounts.id, c.accountId))
+    .where(isSpending(c.category))
+    .groupBy(c.currency, key)
+    // A month of the rollup whose rows were all removed sums nothing (n = 0): no group.
+    .having(sql`sum(${c.n}) > 0`)
+    .orderBy(c.currency, sql`4 desc`, key);
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => ({
     currency,
     groups: ofCurrency.map((r) => ({
@@ -225,7 +231,8 @@ export interface PeriodComparison {
 
 /**
  * What the overview needs of a period, per currency (code order), in ONE pass over the rows of
- * both ranges (instead of three queries): income and spending of `current` and of `previous`
+ * both ranges and the days between them (instead of three queries), whole months from the
+ * rollup: income and spending of `current` and of `previous`
  * (same rules as getIncomeAndSpending) and the spending per category of `current` (same groups,
  * order and total as getSpendingByGroup(…, "category")). Every figure is a FILTERed SQL sum per
  * currency and category; the totals add those integer sums within the currency.
@@ -241,22 +248,25 @@ export async function getPeriodComparison(
     start: [current.start, previous.start].sort()[0] ?? current.start,
     end: [current.end, previous.end].sort()[1] ?? current.end,
   };
-  const within = (r: DateRange) => and(gte(transactions.date, r.start), lte(transactions.date, r.end)) as SQL;
-  const amount = transactions.amountMinor;
+  const c = counted;
+  const within = (r: DateRange) => and(gte(c.date, r.start), lte(c.date, r.end)) as SQL;
+  const income = (r: DateRange) => sql`${within(r)} and ${isIncome(c.category)}`;
+  const spending = (r: DateRange) => sql`${within(r)} and ${isSpending(c.category)}`;
   const rows = await db
     .select({
-      currency: transactions.currency,
-      category: transactions.category,
-      currentIncome: sql<string>`coalesce(sum(${amount}) filter (where ${within(current)} and ${isIncome()}), 0)`,
-      currentSpending: sql<string>`coalesce(-sum(${amount}) filter (where ${within(current)} and ${isSpending()}), 0)`,
-      currentSpendingCount: sql<string>`count(*) filter (where ${within(current)} and ${isSpending()})`,
-      previousIncome: sql<string>`coalesce(sum(${amount}) filter (where ${within(previous)} and ${isIncome()}), 0)`,
-      previousSpending: sql<string>`coalesce(-sum(${amount}) filter (where ${within(previous)} and ${isSpending()}), 0)`,
+      currency: sql<string>`${c.currency}`,
+      category: sql<string>`${c.category}`,
+      currentIncome: sql<string>`coalesce(sum(${c.amount}) filter (where ${income(current)}), 0)`,
+      currentSpending: sql<string>`coalesce(-sum(${c.amount}) filter (where ${spending(current)}), 0)`,
+      currentSpendingCount: sql<string>`coalesce(sum(${c.n}) filter (where ${spending(current)}), 0)`,
+      previousIncome: sql<string>`coalesce(sum(${c.amount}) filter (where ${income(previous)}), 0)`,
+      previousSpending: sql<string>`coalesce(-sum(${c.amount}) filter (where ${spending(previous)}), 0)`,
     })
-    .from(transactions)
-    .where(and(...rangeConditions(userId, span)))
-    .groupBy(transactions.currency, transactions.category)
-    .orderBy(transactions.currency, sql`4 desc`, transactions.category);
+    // A month of the rollup is dated its 1st: one that either range cuts is read from the rows.
+    .from(countedRows(userId, span, undefined, [current, previous]))
+    .groupBy(c.currency, c.category)
+    .having(sql`sum(${c.n}) > 0`)
+    .orderBy(c.currency, sql`4 desc`, c.category);
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     const out: PeriodComparison = {
       currency,
@@ -357,31 +367,39 @@ export async function getCashFlow(
   // Grouped by the truncated date and formatted once per bucket: formatting every row (to_char
   // per row before grouping) cost twice as much on PGlite (16 ms → 9.5 ms for 6 months of the
   // heavy user). The literals are raw so the select and GROUP BY expressions match.
-  const bucket = sql`date_trunc(${sql.raw(interval === "month" ? "'month'" : "'week'")}, ${transactions.date}::timestamp)`;
+  const c = counted;
+  const bucket = sql`date_trunc(${sql.raw(interval === "month" ? "'month'" : "'week'")}, ${c.date}::timestamp)`;
   const key = sql<string>`to_char(${bucket}, ${sql.raw(interval === "month" ? "'YYYY-MM'" : "'YYYY-MM-DD'")})`;
-  const where = and(...rangeConditions(userId, range, accountIds));
-  const source = sql<string>`coalesce(${transactions.merchantName}, ${transactions.name})`;
+  const all = bucketsOf(range, interval);
+  // Cut by the buckets: whole months for months, the rows for weeks (no week holds a whole month).
+  const from = countedRows(userId, range, accountIds, all);
+  const source = sql<string>`${c.merchant}`;
   const [rows, sources] = await Promise.all([
     db
-      .select({ currency: transactions.currency, key, income: incomeSum(), spending: spendingSum() })
-      .from(transactions)
-      .where(where)
-      .groupBy(transactions.currency, bucket),
+      .select({
+        currency: sql<string>`${c.currency}`,
+        key,
+        income: incomeSum(c.amount, c.category),
+        spending: spendingSum(c.amount, c.category),
+      })
+      .from(from)
+      .groupBy(c.currency, bucket)
+      .having(sql`sum(${c.n}) > 0`),
     // The top 5 sources of each currency (a window rank, so one query for all currencies).
     db
       .select({
-        currency: transactions.currency,
+        currency: sql<string>`${c.currency}`,
         source,
-        income: sql<string>`sum(${transactions.amountMinor})`,
-        count: sql<string>`count(*)`,
-        rank: sql<string>`row_number() over (partition by ${transactions.currency} order by sum(${transactions.amountMinor}) desc, ${source})`,
+        income: sql<string>`sum(${c.amount})`,
+        count: sql<string>`sum(${c.n})`,
+        rank: sql<string>`row_number() over (partition by ${c.currency} order by sum(${c.amount}) desc, ${source})`,
       })
-      .from(transactions)
-      .where(and(where, isIncome()))
-      .groupBy(transactions.currency, source)
-      .orderBy(transactions.currency, sql`3 desc`, source),
+      .from(from)
+      .where(isIncome(c.category))
+      .groupBy(c.currency, source)
+      .having(sql`sum(${c.n}) > 0`)
+      .orderBy(c.currency, sql`3 desc`, source),
   ]);
-  const all = bucketsOf(range, interval);
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     const byKey = new Map(ofCurrency.map((r) => [r.key, r]));
     let incomeCents = 0;

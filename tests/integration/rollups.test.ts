@@ -2,19 +2,26 @@
  * The monthly rollup `transaction_months` equals the raw aggregation of `transactions` after every
  * kind of write (sync with pending rows replaced by posted ones, random inserts, updates of every
  * rolled-up column, deletes, an account removed), and the rebuild gives the same rollup. The
- * search summary, which reads the rollup for whole months, equals a plain TypeScript sum of the
- * raw rows for ranges with and without partial months and every rollable filter.
+ * answers that read the rollup for whole months (search summary, cash flow, spending by category
+ * and by merchant, overview) equal plain TypeScript sums of the raw rows for ranges with and
+ * without partial months, and over a multi-year range they read `transactions` by index only for
+ * the days around the whole months.
  */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, like, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bankAccounts, transactions } from "@/db/schema";
 import { syncConnection } from "@/lib/banking/connections";
-import { wholeMonths } from "@/lib/finance/rollups";
+import { categoryKind } from "@/lib/finance/categories";
+import { countedRows, splitRange, wholeMonths } from "@/lib/finance/rollups";
+import { bucketsOf } from "@/lib/finance/spending";
 import { executeRows } from "@/lib/finance/sql";
+import { getCashFlowTool } from "@/lib/mcp/tools/get-cash-flow";
+import { getFinancialOverviewTool } from "@/lib/mcp/tools/get-financial-overview";
+import { getSpendingBreakdownTool } from "@/lib/mcp/tools/get-spending-breakdown";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
 import { linkSandboxBank } from "../helpers/fixtures";
-import { callTool, contextFor, createUser, random } from "./tools-helpers";
+import { addAccount, addConnection, callTool, cents, contextFor, createUser, random } from "./tools-helpers";
 
 const getDb = useTestDatabase();
 const LINKED = new Date("2025-09-10T12:00:00Z");
@@ -23,7 +30,7 @@ const NOW = new Date("2025-11-10T12:00:00Z");
 /** Rollup rows with something in them, and the same aggregation of the raw rows, both as text. */
 async function compare(userId: string) {
   const db = getDb();
-  const keys = "account_id, month, category, currency, pending, is_transfer";
+  const keys = "account_id, month, category, merchant, currency, pending, is_transfer";
   const rolled = await executeRows(
     db,
     sql`select ${sql.raw(keys)}, inflow_minor::text as i, outflow_minor::text as o, count, inflow_count, outflow_count
@@ -31,12 +38,13 @@ async function compare(userId: string) {
   );
   const raw = await executeRows(
     db,
-    sql`select account_id, date_trunc('month', date::timestamp)::date as month, category, currency, pending, is_transfer,
+    sql`select account_id, date_trunc('month', date::timestamp)::date as month, category,
+          coalesce(merchant_name, name) as merchant, currency, pending, is_transfer,
           coalesce(sum(amount_minor) filter (where amount_minor > 0), 0)::text as i,
           coalesce(sum(amount_minor) filter (where amount_minor < 0), 0)::text as o,
           count(*)::int as count, (count(*) filter (where amount_minor > 0))::int as inflow_count,
           (count(*) filter (where amount_minor < 0))::int as outflow_count
-        from transactions where user_id = ${userId} group by 1, 2, 3, 4, 5, 6 order by ${sql.raw(keys)}`,
+        from transactions where user_id = ${userId} group by 1, 2, 3, 4, 5, 6, 7 order by ${sql.raw(keys)}`,
   );
   const norm = (rows: Array<Record<string, unknown>>) =>
     rows.map((r) =>
@@ -45,6 +53,206 @@ async function compare(userId: string) {
       ),
     );
   return { rolled: norm(rolled), raw: norm(raw) };
+}
+
+interface Row {
+  date: string;
+  amount: number;
+  currency: string;
+  category: string;
+  merchant: string;
+  transfer: boolean;
+}
+
+/** Ranges of cash flow and spending: whole months, partial edge months, inside one month. */
+const RANGES = [
+  { start: "2023-10-01", end: "2025-09-30" },
+  { start: "2023-10-17", end: "2025-11-04" },
+  { start: "2025-03-01", end: "2025-08-14" },
+  { start: "2025-05-03", end: "2025-05-20" },
+];
+
+const byFirst = <T extends [string, ...unknown[]]>(a: T, b: T) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
+/** Per key of `rows`: [key, sum of the amounts times `sign`, count], in key order. */
+function sums(rows: Row[], keyOf: (r: Row) => string, sign = 1): Array<[string, number, number]> {
+  const totals = new Map<string, [number, number]>();
+  for (const r of rows) {
+    const [sum, count] = totals.get(keyOf(r)) ?? [0, 0];
+    totals.set(keyOf(r), [sum + sign * r.amount, count + 1]);
+  }
+  return [...totals].map(([key, [sum, count]]): [string, number, number] => [key, sum, count]).sort(byFirst);
+}
+
+/**
+ * Cash flow, spending by category and by merchant over RANGES and the overview's flows equal
+ * sums of the raw rows computed here, by the rules of lib/finance/rules.ts: transfers excluded,
+ * income = money of income categories, spending = − money of spending categories.
+ */
+async function expectAnswersFromRows(userId: string, label: string) {
+  const db = getDb();
+  const rows: Row[] = (
+    await executeRows(
+      db,
+      sql`select date::text as date, amount_minor::text as amount, currency, category,
+            coalesce(merchant_name, name) as merchant, is_transfer from transactions where user_id = ${userId}`,
+    )
+  ).map((r) => ({
+    date: String(r.date),
+    amount: Number(r.amount),
+    currency: String(r.currency),
+    category: String(r.category),
+    merchant: String(r.merchant),
+    transfer: r.is_transfer === true,
+  }));
+  const counted = (range: { start: string; end: string }, kind?: string) =>
+    rows.filter(
+      (r) =>
+        !r.transfer &&
+        r.date >= range.start &&
+        r.date <= range.end &&
+        (!kind || categoryKind(r.category) === kind),
+    );
+  const ctx = await contextFor(db, userId, NOW);
+  for (const range of RANGES) {
+    const at = `${label} ${range.start}..${range.end}`;
+    const currencies = [...new Set(counted(range).map((r) => r.currency))].sort();
+    const of = (list: Array<[string, number, number]>, key: string) =>
+      list.find((e) => e[0] === key)?.[1] ?? 0;
+    const day = (d: string) => new Date(`${d}T00:00:00Z`);
+    const plusDays = (d: string, n: number) =>
+      new Date(day(d).getTime() + n * 86_400_000).toISOString().slice(0, 10);
+    // A bucket's label: YYYY-MM, or the Monday of the week.
+    const bucketOf = {
+      month: (d: string) => d.slice(0, 7),
+      week: (d: string) => plusDays(d, -((day(d).getUTCDay() + 6) % 7)),
+    };
+    for (const interval of ["week", "month"] as const) {
+      const flow = (
+        await callTool(getCashFlowTool, { start_date: range.start, end_date: range.end, interval }, ctx)
+      ).data;
+      const labels = new Set<string>();
+      for (let d = range.start; d <= range.end; d = plusDays(d, 1)) labels.add(bucketOf[interval](d));
+      const keyOf = (r: Row) => `${r.currency} ${bucketOf[interval](r.date)}`;
+      const income = sums(counted(range, "income"), keyOf);
+      const spending = sums(counted(range, "spending"), keyOf, -1);
+      expect(
+        flow.intervals.map((i) => [i.currency, i.label, cents(i.income), cents(i.spending)]),
+        `${at} ${interval}`,
+      ).toEqual(
+        currencies.flatMap((c) =>
+          [...labels].map((l) => [c, l, of(income, `${c} ${l}`), of(spending, `${c} ${l}`)]),
+        ),
+      );
+      const sources = sums(counted(range, "income"), (r) => `${r.currency}\u0000${r.merchant}`);
+      expect(
+        flow.top_income_sources.map((s) => [s.currency, s.source, cents(s.amount), s.count]),
+        `${at} ${interval}`,
+      ).toEqual(
+        currencies.flatMap((c) =>
+          sources
+            .filter(([key]) => key.startsWith(`${c}\u0000`))
+            .sort((a, b) => b[1] - a[1] || byFirst(a, b))
+            .slice(0, 5)
+            .map(([key, sum, count]) => [c, key.split("\u0000")[1], sum, count]),
+        ),
+      );
+    }
+    for (const groupBy of ["category", "merchant"] as const) {
+      const out = (
+        await callTool(
+          getSpendingBreakdownTool,
+          { group_by: groupBy, start_date: range.start, end_date: range.end, top_n: 50 },
+          ctx,
+        )
+      ).data;
+      const previous = out.previous_range ?? range;
+      const keyOf = (r: Row) => `${r.currency}\u0000${groupBy === "category" ? r.category : r.merchant}`;
+      // Per currency: the groups largest first, the top 50 listed and the rest in `other`.
+      const now = sums(counted(range, "spending"), keyOf, -1).sort((a, b) => b[1] - a[1] || byFirst(a, b));
+      const then = sums(counted(previous, "spending"), keyOf, -1);
+      const inCurrency = (list: typeof now, c: string) => list.filter(([k]) => k.startsWith(`${c}\u0000`));
+      const total = (list: typeof now) => list.reduce((n, e) => n + e[1], 0);
+      const spent = [...new Set([...now, ...then].map(([k]) => k.split("\u0000")[0] as string))].sort();
+      expect(
+        out.groups.map((g) => [
+          `${g.currency}\u0000${g.key}`,
+          cents(g.amount),
+          g.count,
+          g.previous_amount === null ? null : cents(g.previous_amount),
+        ]),
+        `${at} ${groupBy}`,
+      ).toEqual(
+        spent.flatMap((c) =>
+          inCurrency(now, c)
+            .slice(0, 50)
+            .map(([k, sum, n]) => [k, sum, n, then.find((e) => e[0] === k)?.[1] ?? 0]),
+        ),
+      );
+      expect(
+        out.totals.map((t) => [
+          t.currency,
+          cents(t.total_spending),
+          cents(t.previous_total_spending ?? Number.NaN),
+          t.other && [t.other.groups, cents(t.other.amount), t.other.count],
+        ]),
+        `${at} ${groupBy}`,
+      ).toEqual(
+        spent.map((c) => {
+          const rest = inCurrency(now, c).slice(50);
+          const other = [rest.length, total(rest), rest.reduce((n, e) => n + e[2], 0)];
+          return [c, total(inCurrency(now, c)), total(inCurrency(then, c)), rest.length > 0 ? other : null];
+        }),
+      );
+    }
+  }
+  for (const period of ["this_month", "year_to_date", "last_12_months", "last_year"]) {
+    const out = (await callTool(getFinancialOverviewTool, { period }, ctx)).data;
+    const span = [out.period, out.previous_period].flatMap((r) => [r.start, r.end]).sort();
+    // The sandbox accounts hold USD; the other currencies are those of the rows.
+    expect(
+      out.totals.map((t) => t.currency),
+      `${label} ${period}`,
+    ).toEqual(
+      [
+        ...new Set(["USD", ...counted({ start: span[0] ?? "", end: span[3] ?? "" }).map((r) => r.currency)]),
+      ].sort(),
+    );
+    for (const t of out.totals) {
+      const flowOf = (r: { start: string; end: string }) => {
+        const ofCurrency = counted(r).filter((x) => x.currency === t.currency);
+        return {
+          income: ofCurrency
+            .filter((x) => categoryKind(x.category) === "income")
+            .reduce((n, x) => n + x.amount, 0),
+          categories: sums(
+            ofCurrency.filter((x) => categoryKind(x.category) === "spending"),
+            (x) => x.category,
+            -1,
+          ),
+        };
+      };
+      const now = flowOf(out.period);
+      const then = flowOf(out.previous_period);
+      const spending = (f: typeof now) => f.categories.reduce((n, e) => n + e[1], 0);
+      expect(
+        [t.current, t.previous].map((f) => [cents(f.income), cents(f.spending)]),
+        `${label} ${period} ${t.currency}`,
+      ).toEqual([
+        [now.income, spending(now)],
+        [then.income, spending(then)],
+      ]);
+      expect(
+        t.top_categories.map((c) => [c.category, cents(c.amount)]),
+        `${label} ${period} ${t.currency}`,
+      ).toEqual(
+        now.categories
+          .sort((a, b) => b[1] - a[1] || byFirst(a, b))
+          .slice(0, 5)
+          .map(([k, sum]) => [k, sum]),
+      );
+    }
+  }
 }
 
 describe("the rollup follows every write", () => {
@@ -61,6 +269,7 @@ describe("the rollup follows every write", () => {
     const first = await compare(userId);
     expect(first.rolled.length).toBeGreaterThan(20);
     expect(first.rolled).toEqual(first.raw);
+    await expectAnswersFromRows(userId, "first sync");
     const pendingBefore = await executeRows(
       getDb(),
       sql`select count(*)::int as n from transactions where user_id = ${userId} and pending`,
@@ -69,6 +278,7 @@ describe("the rollup follows every write", () => {
     const later = await compare(userId);
     expect(later.rolled).toEqual(later.raw);
     expect(Number(pendingBefore[0]?.n)).toBeGreaterThan(0);
+    await expectAnswersFromRows(userId, "later sync");
   }, 60_000);
 
   it("after random inserts, updates of every rolled-up column and deletes", async () => {
@@ -78,6 +288,24 @@ describe("the rollup follows every write", () => {
       await db.select({ id: bankAccounts.id }).from(bankAccounts).where(eq(bankAccounts.userId, userId))
     ).map((a) => a.id);
     const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)] as T;
+    // Removed rows leave rollup rows of zero: no answer may list their currency (GBP) or source.
+    const gone = [
+      { name: "Stays AG", currency: "CHF", category: "income", amountMinor: 700 },
+      { name: "Gone AG", currency: "CHF", category: "income", amountMinor: 500 },
+      { name: "Gone Ltd", currency: "GBP", category: "groceries", amountMinor: -500 },
+    ];
+    await db.insert(transactions).values(
+      gone.map((g, i) => ({
+        ...g,
+        userId,
+        accountId: accounts[0] as string,
+        providerTransactionId: `gone-${i}`,
+        date: "2025-04-10",
+      })),
+    );
+    await db
+      .delete(transactions)
+      .where(and(eq(transactions.userId, userId), like(transactions.name, "Gone%")));
     for (let round = 0; round < 12; round++) {
       await db.insert(transactions).values(
         Array.from({ length: 5 }, (_, i) => ({
@@ -86,6 +314,7 @@ describe("the rollup follows every write", () => {
           providerTransactionId: `random-${round}-${i}`,
           date: `2025-${String(1 + Math.floor(next() * 11)).padStart(2, "0")}-${String(1 + Math.floor(next() * 28)).padStart(2, "0")}`,
           name: "Random",
+          merchantName: next() < 0.5 ? pick(["Corner Shop", "Acme Payroll"]) : null,
           amountMinor: Math.round((next() - 0.5) * 20_000),
           currency: next() < 0.2 ? "EUR" : "USD",
           category: pick(["groceries", "income", "transfer", "shopping"]),
@@ -96,7 +325,7 @@ describe("the rollup follows every write", () => {
       const ids = (
         await executeRows(
           db,
-          sql`select id from transactions where user_id = ${userId} order by md5(id || ${String(round)}) limit 6`,
+          sql`select id from transactions where user_id = ${userId} order by md5(id || ${String(round)}) limit 7`,
         )
       ).map((r) => String(r.id));
       await db.execute(sql`update transactions set amount_minor = -amount_minor where id = ${ids[0]}`);
@@ -107,8 +336,12 @@ describe("the rollup follows every write", () => {
       );
       await db.execute(sql`update transactions set account_id = ${pick(accounts)} where id = ${ids[4]}`);
       await db.execute(sql`delete from transactions where id = ${ids[5]}`);
+      await db.execute(
+        sql`update transactions set merchant_name = ${`Renamed ${round}`} where id = ${ids[6]}`,
+      );
       const { rolled, raw } = await compare(userId);
       expect(rolled, `round ${round}`).toEqual(raw);
+      if (round % 4 === 3) await expectAnswersFromRows(userId, `round ${round}`);
     }
   }, 60_000);
 
@@ -125,7 +358,8 @@ describe("the rollup follows every write", () => {
     const after = await compare(userId);
     expect(after.rolled).toEqual(after.raw);
     expect(after.rolled.some((r) => r.account_id === account?.id)).toBe(false);
-  });
+    await expectAnswersFromRows(userId, "account removed");
+  }, 60_000);
 });
 
 describe("the search summary over whole months", () => {
@@ -143,6 +377,34 @@ describe("the search summary over whole months", () => {
       first: "2024-02-01",
       last: "2024-02-01",
     });
+  });
+
+  it("splits a range into whole months and the days around them, the months no cut divides", () => {
+    expect(splitRange({ start: "2025-01-15", end: "2025-04-10" }, [])).toEqual({
+      months: [{ start: "2025-02-01", end: "2025-03-31" }],
+      days: [
+        { start: "2025-01-15", end: "2025-01-31" },
+        { start: "2025-04-01", end: "2025-04-10" },
+      ],
+    });
+    // The last 12 months against the 12 before: the two months the cut runs through are days.
+    const current = { start: "2024-11-11", end: "2025-11-10" };
+    const previous = { start: "2023-11-11", end: "2024-11-10" };
+    expect(splitRange({ start: previous.start, end: current.end }, [current, previous])).toEqual({
+      months: [
+        { start: "2023-12-01", end: "2024-10-31" },
+        { start: "2024-12-01", end: "2025-10-31" },
+      ],
+      days: [
+        { start: "2023-11-11", end: "2023-11-30" },
+        { start: "2024-11-01", end: "2024-11-30" },
+        { start: "2025-11-01", end: "2025-11-10" },
+      ],
+    });
+    // Weeks: February 2021 runs Monday 1st to Sunday 28th, yet no week holds all of it.
+    const february = { start: "2021-02-01", end: "2021-02-28" };
+    expect(splitRange(february, bucketsOf(february, "week"))).toEqual({ months: [], days: [february] });
+    expect(splitRange(february, bucketsOf(february, "month"))).toEqual({ months: [february], days: [] });
   });
 
   it("equals the sum of the raw rows for every rollable filter and range", async () => {
@@ -209,6 +471,50 @@ describe("the search summary over whole months", () => {
         want.reduce((n, w) => n + w.count, 0),
         JSON.stringify(args),
       ).toBeGreaterThan(0);
+    }
+  }, 60_000);
+});
+
+describe("plans over a multi-year range", () => {
+  it("read `transactions` by index, only for the days around the whole months", async () => {
+    const db = getDb();
+    const userId = await createUser(db);
+    const account = await addAccount(db, userId, await addConnection(db, userId), {
+      name: "Checking",
+      type: "depository",
+      balance: 0,
+    });
+    // 20,000 rows over ten years at 60 merchants, one in seven income.
+    await db.execute(sql`
+      insert into transactions (id, user_id, account_id, provider_transaction_id, date, name, merchant_name, amount_minor, category)
+      select md5(${userId} || g::text), ${userId}, ${account}, 'p' || g, date '2025-11-01' - (g % 3650), 'POS PURCHASE',
+             'Merchant ' || (g % 60), -(100 + g % 5000), case when g % 7 = 0 then 'income' else 'groceries' end
+      from generate_series(1, 20000) as g`);
+    await db.execute(sql`analyze transactions`);
+    await db.execute(sql`analyze transaction_months`);
+    const months = { start: "2023-12-01", end: "2025-11-01" };
+    const current = { start: "2024-11-02", end: "2025-11-01" };
+    const previous = { start: "2023-11-02", end: "2024-11-01" };
+    // As get_cash_flow (24 months to date, cut by its months), get_spending_breakdown over ten
+    // years with partial edge months, and the overview of 12 months against the 12 before.
+    const cases: Array<[{ start: string; end: string }, Array<{ start: string; end: string }>]> = [
+      [months, bucketsOf(months, "month")],
+      [{ start: "2015-11-15", end: "2025-10-20" }, []],
+      [{ start: previous.start, end: current.end }, [current, previous]],
+    ];
+    for (const [range, cuts] of cases) {
+      const plan = (
+        await executeRows(
+          db,
+          sql`explain select counted.currency, sum(counted.amount), sum(counted.n)
+              from ${countedRows(userId, range, undefined, cuts)} group by 1`,
+        )
+      )
+        .map((r) => Object.values(r)[0])
+        .join("\n");
+      expect(plan, range.start).toContain("transaction_months");
+      expect(plan, range.start).toMatch(/Index Scan (using|on) transactions_/);
+      expect(plan, range.start).not.toMatch(/Seq Scan on transactions/);
     }
   }, 60_000);
 });
