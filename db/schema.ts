@@ -263,6 +263,11 @@ export const transactions = pgTable(
     index().on(t.accountId, t.date),
     index().on(t.userId, t.category, t.date),
     index("transactions_user_merchant_idx").on(t.userId, sql`lower(coalesce(${t.merchantName}, ${t.name}))`),
+    // Amount bounds of search_transactions (lib/finance/transactions.ts absScaled; migration 0009).
+    index("transactions_user_abs_amount_idx").on(
+      t.userId,
+      sql`ledgerlink_abs_scaled(amount_minor, currency)`,
+    ),
   ],
 );
 

@@ -17,7 +17,6 @@
 import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
-import { EXPONENTS, MAX_EXPONENT } from "./currency";
 import { toCents } from "./money";
 import type { DateRange } from "./periods";
 import { summarizeTransactions } from "./rollups";
@@ -45,15 +44,12 @@ export function escapeLike(text: string): string {
 
 /**
  * `abs(amount_minor)` in 1/10^MAX_EXPONENT of its row's currency unit (USD cents × 100, yen ×
- * 10,000), so one decimal bound compares right in every currency. The factors are our constants,
- * written into the SQL as literals.
+ * 10,000), so one decimal bound compares right in every currency: the SQL function
+ * `ledgerlink_abs_scaled` (migration 0009, which writes EXPONENTS into it; a test holds the two
+ * equal), indexed per user for amount bounds.
  */
 function absScaled(): SQL {
-  const factor = (exponent: number) => 10 ** (MAX_EXPONENT - exponent);
-  const cases = Object.entries(EXPONENTS)
-    .map(([code, exponent]) => `when '${code}' then ${factor(exponent)}`)
-    .join(" ");
-  return sql`abs(${transactions.amountMinor}) * (case ${transactions.currency} ${sql.raw(cases)} else ${sql.raw(String(factor(2)))} end)`;
+  return sql`ledgerlink_abs_scaled(${transactions.amountMinor}, ${transactions.currency})`;
 }
 
 /** The WHERE conditions of a filter; always scoped to `userId` (a foreign account id finds nothing). */

@@ -5,6 +5,7 @@
  */
 import { and, type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { EXPONENTS, MAX_EXPONENT, minorUnits } from "@/lib/finance/currency";
 import { type TransactionFilter, transactionConditions } from "@/lib/finance/transactions";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
@@ -122,5 +123,29 @@ describe("plans on a user with many rows", () => {
       { ...base, range: { start: "2025-10-01", end: "2025-10-31" } },
     ];
     for (const filter of filters) expect(await plan(filter)).not.toMatch(/Seq Scan on transactions/);
+  });
+
+  it("serves amount bounds from the per-user amount index", async () => {
+    // Amounts here run from $1.00 to $50.99; 1/10^4 of a dollar is the scale of the bounds.
+    for (const filter of [
+      { ...base, minAbs: 50_00_00 },
+      { ...base, minAbs: 20_00_00, maxAbs: 20_10_00 },
+    ]) {
+      const text = await plan(filter);
+      expect(text).toContain("transactions_user_abs_amount_idx");
+      expect(text).not.toMatch(/Seq Scan on transactions/);
+    }
+  });
+});
+
+describe("the amount scale in SQL", () => {
+  it("is 10^(4 − decimals) of each currency, as lib/finance/currency.ts says", async () => {
+    const codes = [...Object.keys(EXPONENTS), "USD", "EUR", "BTC", "ZZZ"];
+    const result = (await getDb().execute(
+      sql`select code, ledgerlink_abs_scaled(-1, code)::text as factor
+        from unnest(${sql.raw(`array[${codes.map((c) => `'${c}'`).join(", ")}]`)}::text[]) as code`,
+    )) as unknown as { rows: Array<{ code: string; factor: string }> };
+    const factors = Object.fromEntries(result.rows.map((r) => [r.code, Number(r.factor)]));
+    expect(factors).toEqual(Object.fromEntries(codes.map((c) => [c, 10 ** (MAX_EXPONENT - minorUnits(c))])));
   });
 });
