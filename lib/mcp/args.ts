@@ -29,24 +29,11 @@ export const categorySchema = z.enum(CATEGORY_IDS);
  * input object; `resolveDateArgs` turns them into a range.
  */
 export function dateArgsShape(defaultPeriod: Period | undefined) {
-  const defaultText = defaultPeriod
-    ? `Default ${defaultPeriod} when no dates are given.`
-    : "Default: all history.";
+  const defaultText = defaultPeriod ? `Default ${defaultPeriod}.` : "Default: all history.";
   return {
-    period: z
-      .enum(PERIODS)
-      .optional()
-      .describe(
-        `Named period in the user's timezone, inclusive of both ends: ${PERIODS.join(", ")}. this_month and year_to_date run to today. Do not combine with start_date/end_date. ${defaultText}`,
-      ),
-    start_date: isoDateSchema
-      .optional()
-      .describe(
-        "First day to include (YYYY-MM-DD). Use with end_date instead of period; alone it runs to today.",
-      ),
-    end_date: isoDateSchema
-      .optional()
-      .describe("Last day to include (YYYY-MM-DD), inclusive. Requires start_date."),
+    period: z.enum(PERIODS).optional().describe(defaultText),
+    start_date: isoDateSchema.optional().describe("YYYY-MM-DD; alone, runs to today."),
+    end_date: isoDateSchema.optional().describe("YYYY-MM-DD; needs start_date."),
   };
 }
 

@@ -61,14 +61,86 @@ function compactJsonSchema(node: unknown, root = true): unknown {
   return out;
 }
 
-/** A JSON Schema converter that converts (and compacts) once per target and direction, then answers from memory. */
+/** `schema` without its null branch (answers leave null keys out, see `withoutNulls`). */
+function nonNull(schema: Record<string, unknown>): { schema: Record<string, unknown>; nullable: boolean } {
+  const { type, anyOf, ...rest } = schema;
+  if (Array.isArray(type) && type.includes("null")) {
+    const types = type.filter((t) => t !== "null");
+    return { schema: { ...rest, type: types.length === 1 ? types[0] : types }, nullable: true };
+  }
+  if (Array.isArray(anyOf) && anyOf.some((s) => s?.type === "null")) {
+    const [only] = anyOf.filter((s) => s?.type !== "null");
+    return { schema: { ...rest, ...only }, nullable: true };
+  }
+  return { schema, nullable: false };
+}
+
+/**
+ * An object schema's properties reduced to their JSON type, enum and description (`depth` 0),
+ * or, at `depth` 1, to that and their own properties reduced so. A property that may be null is
+ * optional instead.
+ */
+function outline(schema: Record<string, unknown>, depth: number): Record<string, unknown> {
+  const { type, enum: values, description } = schema;
+  const out: Record<string, unknown> = { type, enum: values, description };
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (depth > 0 && properties) {
+    const optional = new Set<string>();
+    out.properties = Object.fromEntries(
+      Object.entries(properties).map(([name, property]) => {
+        const { schema: stripped, nullable } = nonNull(property);
+        if (nullable) optional.add(name);
+        return [name, outline(stripped, depth - 1)];
+      }),
+    );
+    const required = ((schema.required as string[] | undefined) ?? []).filter((n) => !optional.has(n));
+    if (required.length > 0) out.required = required;
+  }
+  return JSON.parse(JSON.stringify(out));
+}
+
+/**
+ * The output schema as `tools/list` gives it: the envelope with each field's JSON type, and the
+ * tool's `data` one level deeper (its fields and their types). Rows and warnings are
+ * self-describing JSON, and the server instructions give the envelope's parts once, so their
+ * fields are not repeated in every tool's schema: all twelve tools fit the context budget of
+ * tools/list (product.md, "Size"). The zod schema still checks every answer in full.
+ */
+function answerJsonSchema(envelope: Record<string, unknown>): Record<string, unknown> {
+  const properties = envelope.properties as Record<string, Record<string, unknown>>;
+  return {
+    ...outline(envelope, 1),
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, p]) => [name, outline(p, name === "data" ? 1 : 0)]),
+    ),
+  };
+}
+
+/** `value` with every null-valued key left out, at any depth (product.md, "Size": no nulls). */
+function withoutNulls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutNulls) as T;
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  ) as T;
+}
+
+/**
+ * A JSON Schema converter that converts (and compacts) once per target and direction, then
+ * answers from memory. The output one is the envelope's outline (`answerJsonSchema`).
+ */
 function cachedConverter(converter: Converter): Converter {
   const memo = new Map<string, Record<string, unknown>>();
   const cached = (io: "input" | "output") => (options: Parameters<Converter["input"]>[0]) => {
     const key = `${io}:${options.target}`;
     let json = memo.get(key);
     if (!json) {
-      json = compactJsonSchema(converter[io](options)) as Record<string, unknown>;
+      json =
+        io === "input"
+          ? (compactJsonSchema(converter.input(options)) as Record<string, unknown>)
+          : answerJsonSchema(converter.output(options));
       memo.set(key, json);
     }
     return json;
@@ -300,7 +372,7 @@ export async function runTool(
       return errorResult(GENERIC_FAILURE);
     }
     status = "ok";
-    return resultOf(envelope.data);
+    return resultOf(withoutNulls(envelope.data));
   } catch (error) {
     if (isAppError(error) && error.code === "invalid_input") {
       status = "invalid_arguments";

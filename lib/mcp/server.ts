@@ -50,7 +50,7 @@ export const MAX_BODY_BYTES = 256 * 1024;
 const SERVER_INFO = { name: "ledgerlink", version: "1.0.0" };
 
 const INSTRUCTIONS =
-  "Ledgerlink gives read-only access to the user's linked bank accounts. Amounts are decimals in the account's currency; money out is negative. Every tool answers an envelope: status ok or setup_required (with setup_url to finish setup), data, warnings (NO_CONNECTIONS, REAUTH_REQUIRED with an action_url), as_of and page. Start with get_financial_overview or get_connection_status.";
+  "Ledgerlink gives read-only access to the user's linked bank accounts. Amounts are decimals in the account's currency; money out is negative. Dates are read in the user's timezone with both ends included: a period (this_month and year_to_date run to today) or start_date/end_date (YYYY-MM-DD). Every tool answers an envelope: status ok or setup_required (with setup_url to finish setup), data, warnings [{code, message, institution?, connection_id?, action_url?}] (NO_CONNECTIONS, REAUTH_REQUIRED, MIXED_CURRENCIES …), as_of (the oldest sync the data rests on) and, for lists with more rows, page {has_more, total_count, next_cursor?}. Fields that would be null are left out. Start with get_financial_overview or get_connection_status.";
 
 function jsonRpcError(status: number, code: number, message: string, headers?: HeadersInit): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });

@@ -132,7 +132,7 @@ describe("@modelcontextprotocol/sdk 1.x client", () => {
     }
   });
 
-  it("tools/list carries no $schema URIs or ±2^53 integer bounds, and stays within its size budget", async () => {
+  it("tools/list carries no $schema URIs or ±2^53 integer bounds (its size: answer-size.test.ts)", async () => {
     const answer = await rpc(
       url,
       { jsonrpc: "2.0", id: 1, method: "tools/list" },
@@ -144,8 +144,6 @@ describe("@modelcontextprotocol/sdk 1.x client", () => {
     const text = JSON.stringify((answer.body as { result: unknown }).result);
     expect(text).not.toContain("$schema");
     expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
-    // A ratchet while the list is compacted further (the issue on heavy history asks for 20 KB).
-    expect(Buffer.byteLength(text)).toBeLessThan(52 * 1024);
   });
 
   for (const state of DEMO_STATES) {

@@ -23,7 +23,7 @@ describe("formFieldsOf", () => {
     expect(field("categories")).toMatchObject({ kind: "choices" });
     expect((field("categories") as { options: string[] }).options).toContain("groceries");
     expect(field("account_ids")).toMatchObject({ kind: "list" });
-    expect(field("limit")).toMatchObject({ kind: "number", integer: true, min: 1, max: 250, default: 50 });
+    expect(field("limit")).toMatchObject({ kind: "number", integer: true, min: 1, max: 250, default: 25 });
     expect(field("min_amount")).toMatchObject({ kind: "number", integer: false });
     expect(field("include_pending")).toMatchObject({ kind: "boolean", default: true });
   });

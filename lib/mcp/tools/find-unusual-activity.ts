@@ -11,15 +11,11 @@ export const findUnusualActivityTool = defineTool({
   name: "find_unusual_activity",
   title: "Unusual activity",
   description:
-    "Finds transactions worth a second look, each with the reason and, where it applies, the typical amount: large (at least 3× the usual charge in its category and at least 100), duplicate (same amount, merchant and account within a day), new_merchant (first charge at a merchant never seen before the range), fees (bank fees and interest charged), price_increase (a recurring charge that went up). Transfers between own accounts are never findings. Use it for 'anything odd on my accounts', 'was I charged twice', 'what fees did I pay'. Defaults: last_30_days, all kinds, 20 findings (max 100), most actionable kinds first; counts give every kind's total.",
+    "Transactions worth a look, with reason and typical amount: large (3× the usual in its category, at least 100), duplicate (same amount, merchant and account within a day), new_merchant, fees, price_increase (a recurring charge went up). For more, raise limit. counts cover the whole range.",
   input: z.strictObject({
     ...dateArgsShape("last_30_days"),
-    kinds: z
-      .array(z.enum(UNUSUAL_KINDS))
-      .min(1)
-      .optional()
-      .describe(`Only these kinds: ${UNUSUAL_KINDS.join(", ")}. Default: all.`),
-    limit: z.number().int().min(1).max(100).default(20).describe("Findings to return, 1–100. Default 20."),
+    kinds: z.array(z.enum(UNUSUAL_KINDS)).min(1).optional().describe("Only these kinds."),
+    limit: z.number().int().min(1).max(100).default(20).describe("Findings to return."),
   }),
   data: z.object({
     range: rangeSchema,

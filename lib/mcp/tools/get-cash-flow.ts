@@ -19,22 +19,11 @@ export const getCashFlowTool = defineTool({
   name: "get_cash_flow",
   title: "Cash flow",
   description:
-    "Income, spending, net (income − spending) and savings rate (net / income) per month or week, with totals and the top income sources. Income = money in from income categories (pay, interest, other income); spending = money out in spending categories with refunds subtracted; transfers between own accounts and card payments are neither. Pending transactions count until they post (then once). Use it for 'am I saving money', 'income vs spending by month'. Defaults: the last 6 months including the current month to date, interval month. Give months (1–24) or dates (period or start_date/end_date) — dates win over months. Figures are per currency.",
+    "Income, spending, net and savings rate (net / income) per month or week, with totals and top income sources, per currency. Income = money in from income categories; spending = money out less refunds; transfers and card payments are neither.",
   input: z.strictObject({
-    months: z
-      .number()
-      .int()
-      .min(1)
-      .max(24)
-      .default(6)
-      .describe(
-        "How many calendar months back, including the current one, 1–24. Default 6. Ignored when dates are given.",
-      ),
+    months: z.number().int().min(1).max(24).default(6).describe("Months back, this one included; dates win."),
     ...dateArgsShape(undefined),
-    interval: z
-      .enum(CASH_FLOW_INTERVALS)
-      .default("month")
-      .describe("month (default) or week (Monday–Sunday)."),
+    interval: z.enum(CASH_FLOW_INTERVALS).default("month").describe("week = Monday to Sunday."),
     account_ids: accountIdsArg,
   }),
   data: z.object({

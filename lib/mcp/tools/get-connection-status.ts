@@ -17,7 +17,7 @@ export const getConnectionStatusTool = defineTool({
   name: "get_connection_status",
   title: "Connection status",
   description:
-    "Shows the state of the user's Ledgerlink setup: the subscription state with its billing link, and every linked bank with its status, last successful sync, last error, warnings (data the bank does not provide, such as investments) and accounts, the timezone periods are read in, with a Reconnect link for banks that need the user to sign in again and a link to add a bank. Use it when data looks stale or missing, when another tool warns REAUTH_REQUIRED or NO_CONNECTIONS, or when the user asks which banks are connected. Takes no arguments.",
+    "Setup state: subscription and billing link; each bank's status, last sync and error, data it lacks, accounts, and a Reconnect link when needed; the timezone; links to add a bank and to settings. Use when data looks stale or after REAUTH_REQUIRED.",
   input: z.strictObject({}),
   data: z.object({
     subscription: z.object({

@@ -19,14 +19,9 @@ export const getFinancialOverviewTool = defineTool({
   name: "get_financial_overview",
   title: "Financial overview",
   description:
-    "A one-call summary of the user's finances: net worth, cash, investments and debt now; income, spending and net for the period compared with the previous period of the same length; the top 5 spending categories; bills due in the next 7 days; and the health of each bank connection. Totals are per currency. Start here for general questions ('how am I doing this month?'), then use the specific tools for detail. Income excludes transfers between own accounts; spending subtracts refunds. Default period this_month (the 1st to today, compared with the same days of last month).",
+    "Start here for general questions: net worth, cash, investments and debt now; income, spending and net for the period vs the previous one of the same length; top 5 spending categories; bills due in 7 days; bank health. Per currency.",
   input: z.strictObject({
-    period: z
-      .enum(PERIODS)
-      .default("this_month")
-      .describe(
-        `Period for income and spending, in the user's timezone: ${PERIODS.join(", ")}. Default this_month.`,
-      ),
+    period: z.enum(PERIODS).default("this_month").describe("Period for income and spending."),
   }),
   data: z.object({
     period: rangeSchema,

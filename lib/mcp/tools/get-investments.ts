@@ -26,18 +26,13 @@ export const getInvestmentsTool = defineTool({
   name: "get_investments",
   title: "Investments",
   description:
-    "The user's investment and retirement accounts. view holdings (default): positions with quantity, price, value, cost basis and gain, largest first; view allocation: value and share by security type (equity, etf, mutual fund, fixed income, cash …) and by account; view transactions: buys (negative cash), sells, dividends, fees, contributions with a sum per type over all matches (dates default last_90_days). Totals (value, cost basis, gain) always cover every holding, per currency. Use it for 'how are my investments doing', 'what is my allocation', 'dividends this year'. limit 50 (max 250) with cursor for holdings and transactions.",
+    "holdings: quantity, price, value, cost basis and gain, largest first; allocation: value and share by security type and by account; transactions: buys (negative), sells, dividends, fees, with sums per type over all matches. Totals per currency. For more rows, raise limit or pass cursor = page.next_cursor.",
   input: z.strictObject({
-    view: z.enum(VIEWS).default("holdings").describe("holdings (default), allocation, or transactions."),
+    view: z.enum(VIEWS).default("holdings").describe("What to show."),
     account_ids: accountIdsArg,
     ...dateArgsShape("last_90_days"),
-    limit: z.number().int().min(1).max(250).default(50).describe("Rows per page, 1–250. Default 50."),
-    cursor: z
-      .string()
-      .min(1)
-      .max(500)
-      .optional()
-      .describe("page.next_cursor from the previous call with the same arguments."),
+    limit: z.number().int().min(1).max(250).default(50).describe("Rows per page."),
+    cursor: z.string().min(1).max(500).optional().describe("page.next_cursor of the last call."),
   }),
   data: z.object({
     view: z.enum(VIEWS),

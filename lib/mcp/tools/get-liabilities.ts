@@ -11,13 +11,9 @@ export const getLiabilitiesTool = defineTool({
   name: "get_liabilities",
   title: "Debts and credit cards",
   description:
-    "Lists the user's debts: credit cards (balance owed, limit, utilization, APR, minimum payment, due date, overdue) and loans (student, mortgage, other), with total debt, total minimum payments, overall card utilization and the balance-weighted average APR, per currency. Balances are positive amounts owed. Use it for debt questions, payoff plans, 'when is my card due'. Default: all kinds.",
+    "Credit cards (balance, limit, utilization, APR, minimum payment, due date, overdue) and loans, with total debt, minimum payments, card utilization and balance-weighted APR per currency. Balances are positive amounts owed.",
   input: z.strictObject({
-    types: z
-      .array(z.enum(LIABILITY_KINDS))
-      .min(1)
-      .optional()
-      .describe(`Only these kinds: ${LIABILITY_KINDS.join(", ")}. Default: all.`),
+    types: z.array(z.enum(LIABILITY_KINDS)).min(1).optional().describe("Only these kinds."),
   }),
   data: z.object({
     credit_cards: z.array(

@@ -18,19 +18,19 @@ export const getNetWorthTool = defineTool({
   name: "get_net_worth",
   title: "Net worth",
   description:
-    "Net worth = assets (cash, investments, other) minus liabilities (credit cards and loans, as positive amounts owed), now and by account type, with a history from daily balance snapshots. Use it for 'what is my net worth', 'how has my net worth changed'. Defaults: interval month over the last 12 months (one point per month end, then today). interval none returns only the current figures. History starts at the first snapshot (history_starts); earlier points are omitted. Figures are per currency.",
+    "Net worth = assets minus liabilities (owed, positive), now and by account type, with a history from daily balance snapshots, per currency. History starts at the first snapshot (history_starts); interval none gives only current figures.",
   input: z.strictObject({
     interval: z
       .enum(NET_WORTH_INTERVALS)
       .default("month")
-      .describe("Spacing of history points: month, week, day, or none (no history). Default month."),
+      .describe("Spacing of history points; none = no history."),
     months: z
       .number()
       .int()
       .min(1)
       .max(60)
       .default(12)
-      .describe("How many months of history, 1–60 (interval day: at most 12). Default 12."),
+      .describe("Months of history (interval day: at most 12)."),
   }),
   data: z.object({
     as_of: z.string().describe("Today's date in the user's timezone."),

@@ -12,18 +12,15 @@ export const getSpendingBreakdownTool = defineTool({
   name: "get_spending_breakdown",
   title: "Spending breakdown",
   description:
-    "Breaks the user's spending down by category, merchant, account or month, with each group's amount, share of total, transaction count and, by default, the previous period's amount and the change. Spending is money out in spending categories: transfers between own accounts and card payments are excluded, refunds lower their category, income is not included; pending charges count until they post (then once). Amounts are positive = money spent. Use it for 'where did my money go', 'how much on restaurants last month', 'top merchants'. Defaults: group_by category, last_month, compare_to_previous true, top 15 groups (max 50); the rest is summed in `other`, and total_spending covers every group. Per currency: top_n and shares apply within each.",
+    "Spending by category, merchant, account or month: each group's amount (positive = spent), share (0–1), count, and the previous period's amount and change. Refunds lower their category. The top_n groups per currency, the rest summed in other; totals cover all.",
   input: z.strictObject({
-    group_by: z
-      .enum(SPENDING_GROUPS)
-      .default("category")
-      .describe("category (default), merchant, account, or month."),
+    group_by: z.enum(SPENDING_GROUPS).default("category").describe("Grouping."),
     ...dateArgsShape("last_month"),
     compare_to_previous: z
       .boolean()
       .default(true)
-      .describe("Also give the previous period of the same length and the change. Default true."),
-    top_n: z.number().int().min(1).max(50).default(15).describe("Groups to list, 1–50. Default 15."),
+      .describe("Also the previous period of the same length, and the change."),
+    top_n: z.number().int().min(1).max(50).default(15).describe("Groups listed per currency."),
     account_ids: accountIdsArg,
   }),
   data: z.object({

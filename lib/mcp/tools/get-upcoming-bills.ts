@@ -11,15 +11,9 @@ export const getUpcomingBillsTool = defineTool({
   name: "get_upcoming_bills",
   title: "Upcoming bills",
   description:
-    "Lists bills expected from today through the next days_ahead days: recurring charges projected from their frequency, and credit-card and loan payment due dates (minimum payment), with the total due, the recurring income expected in the window, and a projection of the cash balance (checking and savings) to its lowest point and date. The projection is an estimate: charges on a card move cash only when the card is paid. Amounts: money out negative. Totals and projection are per currency. Use it for 'what bills are coming up', 'will I have enough money until payday'. Default days_ahead 30 (max 90).",
+    "Bills from today through days_ahead: recurring charges and card/loan due dates (minimum payment), with the total due, expected income, and the projected lowest cash (checking + savings) balance and its date, per currency.",
   input: z.strictObject({
-    days_ahead: z
-      .number()
-      .int()
-      .min(1)
-      .max(90)
-      .default(30)
-      .describe("Days to look ahead from today, 1–90. Default 30."),
+    days_ahead: z.number().int().min(1).max(90).default(30).describe("Days to look ahead from today."),
   }),
   data: z.object({
     window: rangeSchema,

@@ -31,20 +31,11 @@ export const listAccountsTool = defineTool({
   name: "list_accounts",
   title: "List accounts",
   description:
-    "Lists the user's linked bank accounts (checking, savings, credit cards, loans, investment and retirement accounts) with current and available balance, credit limit, last digits (mask), type, institution and whether the account is a liability, plus totals of assets, liabilities and net per currency. Use it to answer 'what accounts do I have', 'what is my balance', or to get account ids for other tools. Credit and loan balances are positive amounts owed. Defaults: all types, all banks, closed accounts hidden.",
+    "Accounts (checking, savings, cards, loans, investment, retirement) with balances, credit limit, mask, type, institution, is_liability, and assets, liabilities and net per currency. Debts are positive amounts owed. Gives account ids.",
   input: z.strictObject({
-    types: z
-      .array(z.enum(ACCOUNT_TYPES))
-      .min(1)
-      .optional()
-      .describe(`Only these account types: ${ACCOUNT_TYPES.join(", ")}. Default: all.`),
-    connection_id: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe("Only accounts of this bank connection (id from get_connection_status)."),
-    include_closed: z.boolean().default(false).describe("Include closed accounts. Default false."),
+    types: z.array(z.enum(ACCOUNT_TYPES)).min(1).optional().describe("Only these account types."),
+    connection_id: z.string().min(1).max(100).optional().describe("Id from get_connection_status."),
+    include_closed: z.boolean().default(false).describe("Include closed accounts."),
   }),
   data: z.object({
     accounts: z.array(accountSchema),

@@ -18,16 +18,16 @@ export const listRecurringTool = defineTool({
   name: "list_recurring",
   title: "Recurring charges and income",
   description:
-    "Lists recurring charges (subscriptions, bills, rent, loan payments) and recurring income (pay) detected in the user's transactions: merchant, frequency, average and last amount, last and next date, and price_changed when the price changed within the last 12 months (with the old amount and the date of the change), with monthly and yearly equivalents at the current price, per currency. Money out is negative. Use it for 'what subscriptions do I pay', 'how much do my subscriptions cost a year', 'did any price go up'. Defaults: direction outflow, status active.",
+    "Recurring charges (subscriptions, bills, rent, loans) and income found in transactions: merchant, frequency, average and last amount, next date, price_changed (within 12 months, with previous_amount), monthly and yearly cost, totals per currency. Money out is negative.",
   input: z.strictObject({
     direction: z
       .enum(["outflow", "inflow", "all"])
       .default("outflow")
-      .describe("outflow = charges (default), inflow = income, all."),
+      .describe("outflow = charges, inflow = income."),
     status: z
       .enum(["active", "inactive", "all"])
       .default("active")
-      .describe("active (default) = still recurring, inactive = stopped, all."),
+      .describe("active = still recurring, inactive = stopped."),
   }),
   data: z.object({
     streams: z.array(

@@ -13,54 +13,28 @@ export const searchTransactionsTool = defineTool({
   name: "search_transactions",
   title: "Search transactions",
   description:
-    "Finds the user's bank transactions by merchant or description text, dates, accounts, categories, direction and amount, and returns compact rows plus a summary (count; inflow, outflow, net per currency) computed over ALL matches, not only the returned page. Amounts: money out is negative. Use it for 'how much did I pay X', 'show my Amazon purchases', 'largest expenses last month'. Defaults: all history, all accounts, direction all, pending included, transfers included, newest first, 50 rows (max 250). When page.has_more is true, call again with the same arguments and cursor = page.next_cursor.",
+    "Transactions matching the filters, with a summary (count, inflow, outflow, net per currency) over ALL matches, not only this page. Money out is negative. Default: all history, newest first, 25 rows; for more, raise limit or pass cursor = page.next_cursor.",
   input: z.strictObject({
-    query: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe("Text to find in the merchant name or description, case-insensitive (e.g. 'netflix')."),
+    query: z.string().trim().min(1).max(200).optional().describe("Text in the merchant or description."),
     ...dateArgsShape(undefined),
     account_ids: accountIdsArg,
-    categories: z
-      .array(categorySchema)
-      .min(1)
-      .optional()
-      .describe(`Only these categories: ${categorySchema.options.join(", ")}.`),
+    categories: z.array(categorySchema).min(1).optional().describe("Only these categories."),
     direction: z
       .enum(["all", "inflow", "outflow"])
       .default("all")
-      .describe("inflow = money in (positive), outflow = money out (negative), all. Default all."),
+      .describe("inflow = money in, outflow = money out."),
     min_amount: z
       .number()
       .min(0)
       .max(1e12)
       .optional()
-      .describe("Smallest absolute amount to include, in each row's currency (100 matches -100 and +100)."),
-    max_amount: z.number().min(0).max(1e12).optional().describe("Largest absolute amount to include."),
-    include_pending: z
-      .boolean()
-      .default(true)
-      .describe("Include pending (not yet posted) transactions. Default true."),
-    exclude_transfers: z
-      .boolean()
-      .default(false)
-      .describe("Leave out transfers between the user's own accounts (incl. card payments). Default false."),
-    sort: z
-      .enum(TRANSACTION_SORTS)
-      .default("date_desc")
-      .describe(
-        "date_desc (newest first, default), date_asc, amount_desc (largest absolute amount first), amount_asc.",
-      ),
-    limit: z.number().int().min(1).max(250).default(50).describe("Rows per page, 1–250. Default 50."),
-    cursor: z
-      .string()
-      .min(1)
-      .max(500)
-      .optional()
-      .describe("page.next_cursor from the previous call with the same arguments, for the next page."),
+      .describe("Smallest absolute amount (100 matches -100 and 100)."),
+    max_amount: z.number().min(0).max(1e12).optional().describe("Largest absolute amount."),
+    include_pending: z.boolean().default(true).describe("Include pending transactions."),
+    exclude_transfers: z.boolean().default(false).describe("Leave out own transfers and card payments."),
+    sort: z.enum(TRANSACTION_SORTS).default("date_desc").describe("amount_*: by absolute amount."),
+    limit: z.number().int().min(1).max(250).default(25).describe("Rows per page."),
+    cursor: z.string().min(1).max(500).optional().describe("page.next_cursor of the last call."),
   }),
   data: z.object({
     range: rangeSchema.nullable().describe("The dates searched; null = all history."),

@@ -8,7 +8,7 @@ export const accountIdsArg = z
   .min(1)
   .max(50)
   .optional()
-  .describe("Only these accounts (ids from list_accounts). Default: all accounts.");
+  .describe("Ids from list_accounts.");
 
 /** An inclusive date range in the output. */
 export const rangeSchema = z.object({
