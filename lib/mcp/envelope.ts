@@ -1,6 +1,7 @@
 /**
- * The tool result envelope (product.md, "The tool result"). Every tool's outputSchema is
- * `envelopeSchema(dataSchema)`; structuredContent matches it and the same JSON is sent as text.
+ * The tool result envelope (product.md, "The tool result"). Every answer is checked against
+ * `envelopeSchema(dataSchema)` and sent without its null fields, as structuredContent and as
+ * text; the tool's listed outputSchema is this schema's outline (lib/mcp/register.ts).
  */
 import { z } from "zod";
 

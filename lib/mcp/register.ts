@@ -1,12 +1,13 @@
 /**
  * `registerTools` turns the tool definitions (data plus one `run` function, lib/mcp/tools/) into
  * MCP tools. It is the one place that adds, for all of them:
- * - the listing: title, description, input schema, output schema (the envelope around the
- *   tool's data) and `readOnlyHint: true`;
+ * - the listing: title, description, input schema, output schema (the outline of the envelope
+ *   around the tool's data) and `readOnlyHint: true`;
  * - argument validation with a message that names the argument and what it accepts;
  * - the access gate (lib/access.ts): `setup_required` without running the tool when the
  *   subscription is not active; `NO_CONNECTIONS` and `REAUTH_REQUIRED` warnings otherwise;
- * - the envelope `{ status, data, warnings, as_of, page }`, as structuredContent and as text;
+ * - the envelope `{ status, data, warnings, as_of, page }` without null fields, as
+ *   structuredContent and as text;
  * - error mapping: `AppError("invalid_input")` → its message; anything else → a generic sentence
  *   (details go to the server log, never to the client);
  * - timing and the activity log (one `tool_calls` row per call).
@@ -81,8 +82,8 @@ function nonNull(schema: Record<string, unknown>): { schema: Record<string, unkn
  * optional instead.
  */
 function outline(schema: Record<string, unknown>, depth: number): Record<string, unknown> {
-  const { type, enum: values, description } = schema;
-  const out: Record<string, unknown> = { type, enum: values, description };
+  const out: Record<string, unknown> = {};
+  for (const key of ["type", "enum", "description"]) if (schema[key] !== undefined) out[key] = schema[key];
   const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
   if (depth > 0 && properties) {
     const optional = new Set<string>();
@@ -96,7 +97,7 @@ function outline(schema: Record<string, unknown>, depth: number): Record<string,
     const required = ((schema.required as string[] | undefined) ?? []).filter((n) => !optional.has(n));
     if (required.length > 0) out.required = required;
   }
-  return JSON.parse(JSON.stringify(out));
+  return out;
 }
 
 /**

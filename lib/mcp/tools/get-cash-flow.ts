@@ -12,7 +12,7 @@ const flowShape = {
   income: z.number(),
   spending: z.number().describe("Positive = money spent."),
   net: z.number().describe("income − spending."),
-  savings_rate: z.number().nullable().describe("net / income (0.2 = 20%); null when there is no income."),
+  savings_rate: z.number().nullable().describe("net / income (0.2 = 20%); absent when there is no income."),
 };
 
 export const getCashFlowTool = defineTool({

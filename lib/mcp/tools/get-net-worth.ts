@@ -50,7 +50,10 @@ export const getNetWorthTool = defineTool({
         net_worth: z.number(),
       }),
     ),
-    history_starts: z.string().nullable().describe("Date of the first balance snapshot; null when none yet."),
+    history_starts: z
+      .string()
+      .nullable()
+      .describe("Date of the first balance snapshot; absent when none yet."),
   }),
   async run(args, ctx) {
     if (args.interval === "day" && args.months > 12) {

@@ -37,7 +37,7 @@ export const searchTransactionsTool = defineTool({
     cursor: z.string().min(1).max(500).optional().describe("page.next_cursor of the last call."),
   }),
   data: z.object({
-    range: rangeSchema.nullable().describe("The dates searched; null = all history."),
+    range: rangeSchema.nullable().describe("The dates searched; absent = all history."),
     transactions: z.array(
       z.object({
         id: z.string(),
