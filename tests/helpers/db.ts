@@ -6,6 +6,8 @@
  * Tests on the shared server must not assume empty tables: create your own users and scope
  * every assertion to them.
  */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { type Database, getHandle, openDatabase, setDbForTesting } from "@/db";
 import { settleDeferred } from "@/lib/deferred";
@@ -58,4 +60,29 @@ export async function whileDatabaseDown<T>(fn: () => Promise<T>): Promise<T> {
     setDbForTesting(previous);
     await broken.close();
   }
+}
+
+async function admin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh, empty database on the PostgreSQL test server, for a file that seeds the demo users
+ * (their addresses are fixed and other files seed them too, rotating their keys): its URL, and
+ * `drop` for afterAll. The caller opens it with `migrate: true`.
+ */
+export async function createScratchDatabase(
+  prefix: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(process.env.TEST_DATABASE_URL ?? "");
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

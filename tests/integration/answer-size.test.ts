@@ -2,34 +2,48 @@
  * The context an answer and the tool list cost a client (product.md, "Size"), over the real route:
  * `tools/list` within 20 KB, of which descriptions and input schemas within 10 KB, and the text
  * block of every tool's default answer within 8 KB for every demo user and for the heavy user
- * (five years, 100,000+ transactions over ten accounts, db/seed.ts `seedHeavyUser`).
+ * (five years, 100,000+ transactions over ten accounts, db/seed.ts `seedHeavyUser`). On PostgreSQL
+ * in a database of its own: the demo users' addresses are fixed and other files seed them too.
+ * Seeded at today's date, as the tools read it, so the default periods hold data.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { type Handle, openDatabase, setDbForTesting } from "@/db";
 import { seedDemo, seedHeavyUser } from "@/db/seed";
-import { useTestDatabase } from "../helpers/db";
+import { settleDeferred } from "@/lib/deferred";
+import { createScratchDatabase, testDatabaseKind } from "../helpers/db";
 import { rpc } from "../helpers/mcp-client";
 import { type ServedRoutes, serveRoutes } from "../helpers/serve";
 
-const getDb = useTestDatabase();
-const NOW = new Date("2025-11-15T12:00:00Z");
 const KB = 1024;
 
+let handle: Handle;
+let dropScratch: (() => Promise<void>) | undefined;
 let server: ServedRoutes;
 let url: string;
 const users: { name: string; apiKey: string }[] = [];
 
 beforeAll(async () => {
+  if (testDatabaseKind() === "postgres") {
+    const scratch = await createScratchDatabase("ledgerlink_sizes");
+    dropScratch = scratch.drop;
+    handle = await openDatabase({ url: scratch.url, migrate: true });
+  } else handle = await openDatabase({ pgliteDir: "memory://" });
+  setDbForTesting(handle);
   server = await serveRoutes({ "/api/mcp": () => import("@/app/api/mcp/route") });
   url = server.url("/api/mcp");
-  for (const u of await seedDemo(getDb(), { now: NOW })) users.push({ name: u.state, apiKey: u.apiKey });
-  const heavy = await seedHeavyUser(getDb(), { now: NOW });
+  for (const u of await seedDemo(handle.db)) users.push({ name: u.state, apiKey: u.apiKey });
+  const heavy = await seedHeavyUser(handle.db);
   console.info(`answer-size: heavy user seeded in ${(heavy.milliseconds / 1000).toFixed(1)} s`);
   users.push({ name: "heavy", apiKey: heavy.apiKey });
 }, 600_000);
 
 afterAll(async () => {
   await server?.close();
+  await settleDeferred();
+  setDbForTesting(undefined);
+  await handle?.close();
+  await dropScratch?.();
 });
 
 const listed = z.object({
@@ -77,6 +91,7 @@ describe("context budget", () => {
       }
       sizes[user.name] = row;
     }
+    console.info(`answer-size: default answers in bytes ${JSON.stringify(sizes)}`);
     for (const [user, row] of Object.entries(sizes)) {
       for (const [tool, bytes] of Object.entries(row)) {
         expect(bytes, `${user} ${tool}`).toBeLessThanOrEqual(8 * KB);

@@ -5,7 +5,6 @@
  * flight; statements sent together form one). Counted separately before the answer and after it
  * (lib/deferred.ts: the activity row goes after). On PGlite and on PostgreSQL.
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Handle, openDatabase, setDbForTesting } from "@/db";
@@ -13,7 +12,7 @@ import { seedDemo } from "@/db/seed";
 import { settleDeferred } from "@/lib/deferred";
 import { resetEnvCache } from "@/lib/env";
 import { createMcpEndpoint } from "@/lib/mcp/server";
-import { testDatabaseKind } from "../helpers/db";
+import { createScratchDatabase, testDatabaseKind } from "../helpers/db";
 import { TOOL_NAMES } from "../helpers/mcp-client";
 import { type StatementCount, StatementCounter } from "../support/statement-counter";
 
@@ -22,21 +21,11 @@ const APP_URL = "http://localhost:3000";
 /** The scratch database of the PostgreSQL run. */
 let scratchUrl = "";
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 describe("statements and round trips per MCP request", () => {
   const counter = new StatementCounter();
   let handle: Handle;
   let apiKey = "";
-  const scratch = `ledgerlink_budget_${randomBytes(4).toString("hex")}`;
+  let dropScratch: (() => Promise<void>) | undefined;
   let endpoint: (req: Request) => Promise<Response>;
   const table: string[] = [];
   const savedAppUrl = process.env.APP_URL;
@@ -46,10 +35,9 @@ describe("statements and round trips per MCP request", () => {
     resetEnvCache();
     if (testDatabaseKind() === "postgres") {
       // Its own database: the demo users' addresses are fixed, and other files seed them too.
-      await admin(`CREATE DATABASE ${scratch}`);
-      const url = new URL(process.env.TEST_DATABASE_URL ?? "");
-      url.pathname = `/${scratch}`;
-      scratchUrl = url.toString();
+      const scratch = await createScratchDatabase("ledgerlink_budget");
+      scratchUrl = scratch.url;
+      dropScratch = scratch.drop;
       handle = await openDatabase({ url: scratchUrl, migrate: true, observe: counter });
     } else handle = await openDatabase({ pgliteDir: "memory://", observe: counter });
     setDbForTesting(handle);
@@ -62,7 +50,7 @@ describe("statements and round trips per MCP request", () => {
     console.log(`[budget] ${testDatabaseKind()}: before answer / after it\n${table.join("\n")}`);
     setDbForTesting(undefined);
     await handle?.close();
-    if (testDatabaseKind() === "postgres") await admin(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+    await dropScratch?.();
     if (savedAppUrl === undefined) delete process.env.APP_URL;
     else process.env.APP_URL = savedAppUrl;
     resetEnvCache();
