@@ -42,7 +42,7 @@
  * first sync: a balance that cannot be derived is left missing rather than invented.
  */
 import { and, eq, inArray, max, notInArray, sql } from "drizzle-orm";
-import { type Database, syncDatabaseFor } from "@/db";
+import { type Database, isPooled, syncDatabaseFor } from "@/db";
 import {
   balanceSnapshots,
   bankAccounts,
@@ -337,6 +337,10 @@ export async function syncConnection(
       return writeSync(tx, connection.userId, connectionId, fetched, { now, today, fillFrom, history });
     });
     if (!written) return { ...summary, skipped: true };
+    await analyzeEmbedded(
+      db,
+      fetched.added.length + fetched.modified.length + fetched.removed.length + written.snapshots,
+    );
     return {
       ...summary,
       status: "healthy",
@@ -371,6 +375,22 @@ export async function syncConnection(
       .where(eq(bankConnections.id, connectionId))
       .catch((error: unknown) => console.error("Could not release a sync lease:", describeFailure(error)));
   }
+}
+
+/** Rows a sync must write before the embedded database's statistics are gathered again. */
+const ANALYZE_AFTER_ROWS = 1000;
+
+/**
+ * Embedded PGlite has no autovacuum, so nothing would ever gather the planner's statistics, and
+ * a long history would be read with plans made for empty tables (on the heavy user that doubles
+ * the cost of the debts and bills). After a sync that wrote many rows (a bank's first history)
+ * the tables are analyzed, as autovacuum does on a server. A failure is logged, never the sync's.
+ */
+async function analyzeEmbedded(db: Database, rows: number): Promise<void> {
+  if (isPooled(db) || rows < ANALYZE_AFTER_ROWS) return;
+  await db
+    .execute(sql`analyze`)
+    .catch((error: unknown) => console.error("Could not analyze after a sync:", describeFailure(error)));
 }
 
 /** How far ahead a running sync holds its lease; renewed every third of it. */

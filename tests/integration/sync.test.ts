@@ -4,8 +4,9 @@
  * result, snapshots match balances derived independently, tokens are encrypted, and every
  * service function is scoped by user.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { Database } from "@/db";
 import {
   balanceSnapshots,
@@ -22,7 +23,7 @@ import { removeConnection, syncNow } from "@/lib/banking/connections";
 import { createSandboxProvider, generateSandboxData } from "@/lib/banking/sandbox";
 import { buildSandboxWorld, transactionsOn } from "@/lib/banking/sandbox/world";
 import { syncConnection } from "@/lib/banking/sync";
-import { useTestDatabase } from "../helpers/db";
+import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 import { createTestUser, linkSandboxBank } from "../helpers/fixtures";
 
 const getDb = useTestDatabase();
@@ -269,5 +270,30 @@ describe("scoping and removal", () => {
     expect(
       await db.select().from(sandboxItems).where(eq(sandboxItems.itemId, connection.providerItemId)),
     ).toEqual([]);
+  });
+});
+
+describe.runIf(testDatabaseKind() === "pglite")("statistics on embedded PGlite (no autovacuum)", () => {
+  const analyzed = async (db: Database) =>
+    Number(
+      z
+        .object({ rows: z.array(z.object({ n: z.unknown() })) })
+        .parse(
+          await db.execute(
+            sql`select analyze_count as n from pg_stat_user_tables where relname = 'transactions'`,
+          ),
+        ).rows[0]?.n,
+    );
+
+  it("gathers them after a sync that wrote a bank's history, and not after one that wrote nothing", async () => {
+    const db = getDb();
+    const userId = await createUser(db);
+    const before = await analyzed(db);
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", NOW);
+    const afterLink = await analyzed(db);
+    expect(afterLink).toBe(before + 1);
+    const summary = await syncNow(db, userId, connection.id, { now: NOW });
+    expect(summary).toMatchObject({ added: 0, modified: 0, removed: 0 });
+    expect(await analyzed(db)).toBe(afterLink);
   });
 });
