@@ -35,20 +35,25 @@ const DAY_MS = 86_400_000;
 
 /** Today's calendar date (`YYYY-MM-DD`) in `timezone`; an unknown zone falls back to UTC. */
 export function todayIn(timezone: string, now: Date): string {
-  let zone = timezone || "UTC";
-  try {
-    new Intl.DateTimeFormat("en-CA", { timeZone: zone });
-  } catch {
-    zone = "UTC";
-  }
-  const parts = new Intl.DateTimeFormat("en-CA", {
-    timeZone: zone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-  }).formatToParts(now);
+  const parts = dayFormatter(timezone || "UTC").formatToParts(now);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
   return `${get("year")}-${get("month")}-${get("day")}`;
+}
+
+/** One calendar-day formatter per zone, built once (an unknown zone gets UTC's). */
+const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+function dayFormatter(zone: string): Intl.DateTimeFormat {
+  let formatter = dayFormatters.get(zone);
+  if (!formatter) {
+    const options = { year: "numeric", month: "2-digit", day: "2-digit" } as const;
+    try {
+      formatter = new Intl.DateTimeFormat("en-CA", { ...options, timeZone: zone });
+    } catch {
+      formatter = dayFormatter("UTC");
+    }
+    dayFormatters.set(zone, formatter);
+  }
+  return formatter;
 }
 
 function toUtc(date: string): Date {
