@@ -114,7 +114,7 @@ async function openPools<P extends PoolLike>(
   const open = (purpose: Purpose) => {
     const pool = driver.pool(purpose);
     pool.on("error", poolErrorListener);
-    if (purpose === "requests") prepareOncePerConnection(pool);
+    if (purpose === "requests" && getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
     if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
     return { pool, db: driver.drizzle(pool) };
   };
@@ -137,7 +137,7 @@ const PREPARED_PARAMS_MAX = 100;
 
 /**
  * Every statement of the request pool runs as a named prepared statement, named after a hash of
- * its text: PostgreSQL parses and plans it once per connection instead of on every request (the
+ * its text (unless DB_PREPARED_STATEMENTS=0): PostgreSQL parses and plans it once per connection instead of on every request (the
  * caller's statement costs the server 0.16 ms instead of 0.45). Same text, same name, so a name is
  * never reused for a different statement; node-postgres (and Neon's driver, built on it) send the
  * Parse only the first time on each connection.

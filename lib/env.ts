@@ -46,6 +46,15 @@ const envSchema = z.object({
   /** Syncs write a bank's whole history in one transaction: their own small pool, with a longer statement bound. */
   SYNC_STATEMENT_TIMEOUT_MS: positiveInt(60_000),
   SYNC_POOL_MAX: positiveInt(2),
+  /**
+   * `1` (default): request statements run as named prepared statements, parsed and planned once
+   * per connection (db/index.ts). `0` for a pooler in transaction mode that does not support
+   * protocol-level prepared statements (PgBouncer before 1.21, or without max_prepared_statements).
+   */
+  DB_PREPARED_STATEMENTS: z
+    .enum(["0", "1"])
+    .default("1")
+    .transform((v) => v === "1"),
   /** 32 bytes as base64 or 64 hex characters; optionally several as `version:key,…` (newest last). */
   ENCRYPTION_KEY: optionalString,
   AUTH_SECRET: optionalString,

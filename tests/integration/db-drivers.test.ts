@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openDatabase } from "@/db";
 import { users } from "@/db/schema";
+import { resetEnvCache } from "@/lib/env";
 import { testDatabaseKind } from "../helpers/db";
 import { startWsProxy } from "../helpers/ws-proxy";
 
@@ -90,6 +91,26 @@ describe("database drivers", () => {
     closers.push(handle.close);
     await expectPreparedOnce(handle.db);
   });
+
+  it.runIf(pgUrl)(
+    "prepares nothing with DB_PREPARED_STATEMENTS=0 (a pooler without prepared statements)",
+    async () => {
+      process.env.DB_PREPARED_STATEMENTS = "0";
+      resetEnvCache();
+      try {
+        const handle = await openDatabase({ url: pgUrl, driver: "pg" });
+        closers.push(handle.close);
+        await handle.db.execute(sql`select 1 as unprepared_probe`);
+        const prepared = z
+          .object({ rows: z.array(z.object({ n: z.unknown() })) })
+          .parse(await handle.db.execute(sql`select count(*) as n from pg_prepared_statements`)).rows;
+        expect(Number(prepared[0]?.n)).toBe(0);
+      } finally {
+        delete process.env.DB_PREPARED_STATEMENTS;
+        resetEnvCache();
+      }
+    },
+  );
 });
 
 /**

@@ -8,6 +8,8 @@ describe("parseEnv", () => {
     expect(env.DATABASE_URL).toBeUndefined();
     expect(env.PGLITE_DIR).toBe(".data/pglite");
     expect(env.SYNC_BATCH_SIZE).toBe(25);
+    expect(env.DB_PREPARED_STATEMENTS).toBe(true);
+    expect(parseEnv({ DB_PREPARED_STATEMENTS: "0" }).DB_PREPARED_STATEMENTS).toBe(false);
   });
 
   it("strips a trailing slash from APP_URL", () => {
@@ -19,6 +21,7 @@ describe("parseEnv", () => {
     ["DATABASE_URL", "mysql://x"],
     ["BILLING", "free"],
     ["RATE_LIMIT_PER_MINUTE", "lots"],
+    ["DB_PREPARED_STATEMENTS", "yes"],
   ])("names %s when it is malformed", (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(
       new RegExp(`^Setting ${name} is invalid: expected .+\\.$`),
