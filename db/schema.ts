@@ -492,6 +492,32 @@ export const merchantFirstSeen = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.merchantKey] }), index().on(t.userId, t.firstDate)],
 );
 
+/**
+ * `transaction_months` summed over accounts, categories and merchants: per user, month, currency,
+ * pending and transfer flag (migration 0010: triggers on `transaction_months` keep it, in the same
+ * transaction). Summaries filtered by neither account nor category read it (a search over all
+ * of a ten-year history sums a few hundred rows, not the rollup's tens of thousands).
+ */
+export const transactionMonthTotals = pgTable(
+  "transaction_month_totals",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** First day of the month. */
+    month: date({ mode: "string" }).notNull(),
+    currency: text().notNull(),
+    pending: boolean().notNull(),
+    isTransfer: boolean().notNull(),
+    inflowMinor: minor().notNull(),
+    outflowMinor: minor().notNull(),
+    count: integer().notNull(),
+    inflowCount: integer().notNull(),
+    outflowCount: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.month, t.currency, t.pending, t.isTransfer] })],
+);
+
 /** One row per account per day, written by sync; feeds net-worth history. */
 export const balanceSnapshots = pgTable(
   "balance_snapshots",

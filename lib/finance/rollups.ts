@@ -6,12 +6,13 @@
  *
  * The rollup has the dimensions the search filters and the spending groups use (account,
  * category, merchant, currency, pending, transfer) and the measures (sums and counts of money in
- * and out); a filter on text or on the amount cannot be answered from it, and those summaries
- * read the rows.
+ * and out); `transaction_month_totals` is the same summed over accounts, categories and merchants,
+ * for summaries filtered by neither. A filter on text or on the amount cannot be answered from
+ * them, and those summaries read the rows.
  */
 import { and, between, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { transactionMonths, transactions } from "@/db/schema";
+import { transactionMonths, transactionMonthTotals, transactions } from "@/db/schema";
 import { toCents } from "./money";
 import { addDays, addMonths, type DateRange, endOfMonth, startOfMonth } from "./periods";
 import { countedForTotals } from "./rules";
@@ -62,14 +63,15 @@ export async function summarizeTransactions(
   let union: SQL;
   if (!rollable(filter) || months === null) union = rawPart(rows);
   else {
-    const m = transactionMonths;
+    const byAccount = filter.accountIds !== undefined && filter.accountIds.length > 0;
+    const byCategory = filter.categories !== undefined && filter.categories.length > 0;
+    // Without an account or category filter, the rollup summed over them is enough (far fewer rows).
+    const m = byAccount || byCategory ? transactionMonths : transactionMonthTotals;
     const conditions: SQL[] = [eq(m.userId, userId)];
     if (months.first !== null && months.last !== null)
       conditions.push(gte(m.month, months.first), lte(m.month, months.last));
-    if (filter.accountIds && filter.accountIds.length > 0)
-      conditions.push(inArray(m.accountId, filter.accountIds));
-    if (filter.categories && filter.categories.length > 0)
-      conditions.push(inArray(m.category, filter.categories));
+    if (byAccount) conditions.push(inArray(transactionMonths.accountId, filter.accountIds ?? []));
+    if (byCategory) conditions.push(inArray(transactionMonths.category, filter.categories ?? []));
     if (!filter.includePending) conditions.push(eq(m.pending, false));
     if (filter.excludeTransfers) conditions.push(eq(m.isTransfer, false));
     const [n, i, o] =

@@ -52,6 +52,24 @@ async function compare(userId: string) {
         Object.entries(r).map(([k, v]) => [k, String(v instanceof Date ? v.toISOString().slice(0, 10) : v)]),
       ),
     );
+  // The totals over accounts, categories and merchants, against the same sums of the raw rows.
+  const totalKeys = "month, currency, pending, is_transfer";
+  const totals = await executeRows(
+    db,
+    sql`select ${sql.raw(totalKeys)}, inflow_minor::text as i, outflow_minor::text as o, count, inflow_count, outflow_count
+        from transaction_month_totals where user_id = ${userId} and count <> 0 order by ${sql.raw(totalKeys)}`,
+  );
+  const rawTotals = await executeRows(
+    db,
+    sql`select date_trunc('month', date::timestamp)::date as month, currency, pending, is_transfer,
+          coalesce(sum(amount_minor) filter (where amount_minor > 0), 0)::text as i,
+          coalesce(sum(amount_minor) filter (where amount_minor < 0), 0)::text as o,
+          count(*)::int as count, (count(*) filter (where amount_minor > 0))::int as inflow_count,
+          (count(*) filter (where amount_minor < 0))::int as outflow_count
+        from transactions where user_id = ${userId} group by 1, 2, 3, 4 order by ${sql.raw(totalKeys)}`,
+  );
+  expect(norm(totals).length).toBeGreaterThan(0);
+  expect(norm(totals)).toEqual(norm(rawTotals));
   return { rolled: norm(rolled), raw: norm(raw) };
 }
 

@@ -1,0 +1,72 @@
+CREATE TABLE "transaction_month_totals" (
+	"user_id" text NOT NULL,
+	"month" date NOT NULL,
+	"currency" text NOT NULL,
+	"pending" boolean NOT NULL,
+	"is_transfer" boolean NOT NULL,
+	"inflow_minor" bigint NOT NULL,
+	"outflow_minor" bigint NOT NULL,
+	"count" integer NOT NULL,
+	"inflow_count" integer NOT NULL,
+	"outflow_count" integer NOT NULL,
+	CONSTRAINT "transaction_month_totals_user_id_month_currency_pending_is_transfer_pk" PRIMARY KEY("user_id","month","currency","pending","is_transfer")
+);
+--> statement-breakpoint
+ALTER TABLE "transaction_month_totals" ADD CONSTRAINT "transaction_month_totals_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint-- Kept from the writes to transaction_months (themselves kept by the triggers on transactions):
+-- what a statement removed is subtracted from existing rows only (a cascade that removes a user or
+-- an account may already have removed them), what it added is added.
+CREATE OR REPLACE FUNCTION ledgerlink_roll_month_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    UPDATE transaction_month_totals AS t SET
+      inflow_minor = t.inflow_minor - d.inflow_minor,
+      outflow_minor = t.outflow_minor - d.outflow_minor,
+      count = t.count - d.count,
+      inflow_count = t.inflow_count - d.inflow_count,
+      outflow_count = t.outflow_count - d.outflow_count
+    FROM (
+      SELECT user_id, month, currency, pending, is_transfer, sum(inflow_minor) AS inflow_minor,
+        sum(outflow_minor) AS outflow_minor, sum(count) AS count, sum(inflow_count) AS inflow_count,
+        sum(outflow_count) AS outflow_count
+      FROM old_rows GROUP BY 1, 2, 3, 4, 5
+    ) AS d
+    WHERE t.user_id = d.user_id AND t.month = d.month AND t.currency = d.currency
+      AND t.pending = d.pending AND t.is_transfer = d.is_transfer;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO transaction_month_totals AS t (user_id, month, currency, pending, is_transfer, inflow_minor, outflow_minor, count, inflow_count, outflow_count)
+    SELECT user_id, month, currency, pending, is_transfer, sum(inflow_minor), sum(outflow_minor),
+      sum(count), sum(inflow_count), sum(outflow_count)
+    FROM new_rows GROUP BY 1, 2, 3, 4, 5
+    ON CONFLICT (user_id, month, currency, pending, is_transfer) DO UPDATE SET
+      inflow_minor = t.inflow_minor + excluded.inflow_minor,
+      outflow_minor = t.outflow_minor + excluded.outflow_minor,
+      count = t.count + excluded.count,
+      inflow_count = t.inflow_count + excluded.inflow_count,
+      outflow_count = t.outflow_count + excluded.outflow_count;
+  END IF;
+  RETURN NULL;
+END $$;--> statement-breakpoint
+CREATE TRIGGER transaction_months_total_insert AFTER INSERT ON transaction_months
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ledgerlink_roll_month_totals();--> statement-breakpoint
+CREATE TRIGGER transaction_months_total_update AFTER UPDATE ON transaction_months
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ledgerlink_roll_month_totals();--> statement-breakpoint
+CREATE TRIGGER transaction_months_total_delete AFTER DELETE ON transaction_months
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ledgerlink_roll_month_totals();--> statement-breakpoint
+-- The rebuild of the rollup (npm run db:rebuild-rollups) ends by rebuilding the totals from it.
+CREATE OR REPLACE FUNCTION ledgerlink_rebuild_transaction_months() RETURNS void LANGUAGE sql AS $$
+DELETE FROM transaction_months;
+INSERT INTO transaction_months (user_id, account_id, month, category, merchant, currency, pending, is_transfer, inflow_minor, outflow_minor, count, inflow_count, outflow_count)
+SELECT user_id, account_id, date_trunc('month', date::timestamp)::date, category, coalesce(merchant_name, name),
+  currency, pending, is_transfer,
+  coalesce(sum(amount_minor) FILTER (WHERE amount_minor > 0), 0),
+  coalesce(sum(amount_minor) FILTER (WHERE amount_minor < 0), 0),
+  count(*), count(*) FILTER (WHERE amount_minor > 0), count(*) FILTER (WHERE amount_minor < 0)
+FROM transactions GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+DELETE FROM transaction_month_totals;
+INSERT INTO transaction_month_totals (user_id, month, currency, pending, is_transfer, inflow_minor, outflow_minor, count, inflow_count, outflow_count)
+SELECT user_id, month, currency, pending, is_transfer, sum(inflow_minor), sum(outflow_minor), sum(count),
+  sum(inflow_count), sum(outflow_count)
+FROM transaction_months GROUP BY 1, 2, 3, 4, 5;
+$$;--> statement-breakpoint
+SELECT ledgerlink_rebuild_transaction_months();
