@@ -9,6 +9,7 @@
  */
 import { and, eq, like, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { syncDatabaseFor } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
 import { syncConnection } from "@/lib/banking/connections";
 import { categoryKind } from "@/lib/finance/categories";
@@ -503,7 +504,8 @@ describe("plans over a multi-year range", () => {
       balance: 0,
     });
     // 20,000 rows over ten years at 60 merchants, one in seven income.
-    await db.execute(sql`
+    // A bulk load, like a bank's first sync: through the sync pool and its longer statement bound.
+    await syncDatabaseFor(db).execute(sql`
       insert into transactions (id, user_id, account_id, provider_transaction_id, date, name, merchant_name, amount_minor, category)
       select md5(${userId} || g::text), ${userId}, ${account}, 'p' || g, date '2025-11-01' - (g % 3650), 'POS PURCHASE',
              'Merchant ' || (g % 60), -(100 + g % 5000), case when g % 7 = 0 then 'income' else 'groceries' end

@@ -5,6 +5,7 @@
  */
 import { and, type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { syncDatabaseFor } from "@/db";
 import { EXPONENTS, MAX_EXPONENT, minorUnits } from "@/lib/finance/currency";
 import { type TransactionFilter, transactionConditions } from "@/lib/finance/transactions";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
@@ -84,7 +85,8 @@ describe("plans on a user with many rows", () => {
     accountId = await addAccount(db, userId, conn, { name: "Checking", type: "depository", balance: 0 });
     const other = await addAccount(db, userId, conn, { name: "Card", type: "credit", balance: 0 });
     // 20,000 rows over ten years on two accounts, 40 of them at a rare merchant.
-    await db.execute(sql`
+    // A bulk load, like a bank's first sync: through the sync pool and its longer statement bound.
+    await syncDatabaseFor(db).execute(sql`
       insert into transactions (id, user_id, account_id, provider_transaction_id, date, name, merchant_name, amount_minor, category)
       select md5(${userId} || g::text), ${userId}, case when g % 10 = 0 then ${accountId} else ${other} end, 'p' || g,
              date '2025-11-01' - (g % 3650), 'POS PURCHASE ' || (g % 997),
