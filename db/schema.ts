@@ -410,6 +410,17 @@ export const recurringStreams = pgTable(
   (t) => [uniqueIndex().on(t.connectionId, t.providerStreamId), index().on(t.userId)],
 );
 
+/** The measures of the rollups: sums and counts of money in and out. */
+const rolledUpMeasures = () => ({
+  /** Sum of the positive amounts (money in). */
+  inflowMinor: minor().notNull(),
+  /** Sum of the negative amounts (money out; a negative number). */
+  outflowMinor: minor().notNull(),
+  count: integer().notNull(),
+  inflowCount: integer().notNull(),
+  outflowCount: integer().notNull(),
+});
+
 /**
  * Monthly rollup of `transactions`, kept by triggers on that table in the same transaction as the
  * rows it sums (migrations 0005 and 0007), so a reader never sees the two disagree: per account,
@@ -434,13 +445,7 @@ export const transactionMonths = pgTable(
     currency: text().notNull(),
     pending: boolean().notNull(),
     isTransfer: boolean().notNull(),
-    /** Sum of the positive amounts (money in). */
-    inflowMinor: minor().notNull(),
-    /** Sum of the negative amounts (money out; a negative number). */
-    outflowMinor: minor().notNull(),
-    count: integer().notNull(),
-    inflowCount: integer().notNull(),
-    outflowCount: integer().notNull(),
+    ...rolledUpMeasures(),
   },
   (t) => [
     primaryKey({
@@ -509,11 +514,7 @@ export const transactionMonthTotals = pgTable(
     currency: text().notNull(),
     pending: boolean().notNull(),
     isTransfer: boolean().notNull(),
-    inflowMinor: minor().notNull(),
-    outflowMinor: minor().notNull(),
-    count: integer().notNull(),
-    inflowCount: integer().notNull(),
-    outflowCount: integer().notNull(),
+    ...rolledUpMeasures(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.month, t.currency, t.pending, t.isTransfer] })],
 );
