@@ -39,7 +39,7 @@ interface Batch {
 }
 
 /** Per database: the insert under way, and the batch that is filling up behind it. */
-const writers = new Map<Database, { current?: Promise<void>; next?: Batch }>();
+const writers = new WeakMap<Database, { current?: Promise<void>; next?: Batch }>();
 
 /**
  * Records a tool call after the answer has been sent. One insert at a time per database: calls
