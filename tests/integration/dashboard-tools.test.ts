@@ -4,7 +4,7 @@
  * errors included; an unpaid person gets `setup_required`; runs are rate-limited and recorded in
  * activity as the dashboard, without counting as the assistant's first answer.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bankAccounts, toolCalls, transactions } from "@/db/schema";
 import { hasAnsweredCall, listRecentToolCalls } from "@/lib/activity";
@@ -94,7 +94,14 @@ describe("runs as the person, through the MCP pipeline", () => {
     const [sample] = await getDb()
       .select({ merchant: transactions.merchantName })
       .from(transactions)
-      .where(and(eq(transactions.userId, active.id), eq(transactions.pending, false)))
+      .where(
+        and(
+          eq(transactions.userId, active.id),
+          eq(transactions.pending, false),
+          isNotNull(transactions.merchantName),
+        ),
+      )
+      .orderBy(transactions.date, transactions.id)
       .limit(1);
     const query = sample?.merchant?.toLowerCase();
     if (!query) throw new Error("the sandbox bank has no merchant");
