@@ -423,10 +423,10 @@ const rolledUpMeasures = () => ({
 
 /**
  * Monthly rollup of `transactions`, kept by triggers on that table in the same transaction as the
- * rows it sums (migrations 0005 and 0007), so a reader never sees the two disagree: per account,
+ * rows it sums (migrations 0005 and 0008), so a reader never sees the two disagree: per account,
  * calendar month, category, merchant, currency, pending and transfer flag, the sums of money in and
- * out and the row counts. Summaries over whole months read it instead of the rows; `npm run db:rebuild-rollups`
- * rebuilds it from the rows.
+ * out and the row counts. Summaries over whole months read it instead of the rows;
+ * `npm run db:rebuild-rollups` rebuilds it from the rows.
  */
 export const transactionMonths = pgTable(
   "transaction_months",

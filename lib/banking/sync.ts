@@ -16,8 +16,9 @@
  * A posted transaction replaces its pending one (deleted by `pendingTransactionId` even if the
  * provider forgot to list it as removed), so a purchase is counted once.
  *
- * Derived rows are written in the same transaction: triggers keep the monthly rollup, the
- * first-seen date of each merchant and each stream's latest price change (migrations 0005, 0007),
+ * Derived rows are written in the same transaction: triggers keep the monthly rollup and its
+ * totals, the first-seen date of each merchant and each stream's latest price change (migrations
+ * 0005, 0007, 0008, 0010),
  * and the write ends by storing the typical amounts of find_unusual_activity for the sync day
  * (db/schema.ts `categoryTypicals`).
  *
