@@ -18,9 +18,8 @@
  *
  * Derived rows are written in the same transaction: triggers keep the monthly rollup and its
  * totals, the first-seen date of each merchant and each stream's latest price change (migrations
- * 0005, 0007, 0008, 0010),
- * and the write ends by storing the typical amounts of find_unusual_activity for the sync day
- * (db/schema.ts `categoryTypicals`).
+ * 0005, 0007, 0008, 0010), and the write ends by storing the typical amounts of
+ * find_unusual_activity for the sync day (db/schema.ts `categoryTypicals`).
  *
  * Products the bank does not serve (investments, liabilities, recurring streams: ProviderError
  * `product_not_supported`) are not failures: the sync goes on without them and records one
