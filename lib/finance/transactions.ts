@@ -15,7 +15,7 @@
  * cursor tied to the query is the MCP layer's business (lib/mcp/cursor.ts).
  */
 import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
-import type { Database } from "@/db";
+import { type Database, PLANNED_EACH_RUN } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
 import { toCents } from "./money";
 import type { DateRange } from "./periods";
@@ -60,9 +60,12 @@ export function transactionConditions(userId: string, f: TransactionFilter): SQL
   }
   const query = f.query?.trim();
   if (query) {
-    // Folded like the column (case and accents), matched by the trigram index.
+    // Folded like the column (case and accents), matched by the trigram index, which only a plan
+    // made for the pattern uses.
     const pattern = `%${escapeLike(query)}%`;
-    conditions.push(sql`${transactions.searchText} like ledgerlink_fold(${pattern}) escape '\\'`);
+    conditions.push(
+      sql`${transactions.searchText} like ledgerlink_fold(${pattern}) escape '\\' ${sql.raw(PLANNED_EACH_RUN)}`,
+    );
   }
   if (f.accountIds && f.accountIds.length > 0) conditions.push(inArray(transactions.accountId, f.accountIds));
   if (f.categories && f.categories.length > 0) conditions.push(inArray(transactions.category, f.categories));

@@ -4,7 +4,7 @@ import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { openDatabase } from "@/db";
+import { openDatabase, PLANNED_EACH_RUN } from "@/db";
 import { users } from "@/db/schema";
 import { resetEnvCache } from "@/lib/env";
 import { testDatabaseKind } from "../helpers/db";
@@ -90,6 +90,27 @@ describe("database drivers", () => {
     const handle = await openDatabase({ url: pgUrl, driver: "pg" });
     closers.push(handle.close);
     await expectPreparedOnce(handle.db);
+  });
+
+  it.runIf(pgUrl)("plans a statement marked PLANNED_EACH_RUN for its values, never keeping it", async () => {
+    const handle = await openDatabase({ url: pgUrl, driver: "pg" });
+    closers.push(handle.close);
+    for (const n of [1, 2, 3]) {
+      const rows = z
+        .object({ rows: z.array(z.object({ tripled: z.number() })) })
+        .parse(
+          await handle.db.execute(sql`select ${n}::int * 3 as tripled ${sql.raw(PLANNED_EACH_RUN)}`),
+        ).rows;
+      expect(rows[0]?.tripled).toBe(n * 3);
+    }
+    const kept = z
+      .object({ rows: z.array(z.object({ n: z.unknown() })) })
+      .parse(
+        await handle.db.execute(
+          sql`select count(*) as n from pg_prepared_statements where statement like '%as tripled%' and statement not like '%pg_prepared%'`,
+        ),
+      ).rows;
+    expect(Number(kept[0]?.n)).toBe(0);
   });
 
   it.runIf(pgUrl)(
