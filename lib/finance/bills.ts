@@ -78,18 +78,17 @@ async function getCashByCurrency(db: Database, userId: string): Promise<Map<stri
   return new Map(rows.map((r) => [r.currency, toCents(r.cents)]));
 }
 
-/** Bills and expected income from `today` through `today + daysAhead`, and the cash projection. */
-export async function getUpcomingBills(
+/** Bills and expected income from `today` through `today + daysAhead`, in date order. */
+export async function listBills(
   db: Database,
   userId: string,
   today: string,
   daysAhead: number,
-): Promise<UpcomingBills> {
+): Promise<Omit<UpcomingBills, "cash">> {
   const window = { start: today, end: addDays(today, daysAhead) };
-  const [streams, debts, startingCash] = await Promise.all([
+  const [streams, debts] = await Promise.all([
     listStreams(db, userId, { direction: "all", status: "active", today }),
     listDebts(db, userId),
-    getCashByCurrency(db, userId),
   ]);
   const bills: Bill[] = [];
   const income: UpcomingBills["income"] = [];
@@ -145,7 +144,20 @@ export async function getUpcomingBills(
   }
   bills.sort((a, b) => a.date.localeCompare(b.date) || a.amountCents - b.amountCents);
   income.sort((a, b) => a.date.localeCompare(b.date));
+  return { window, bills, income };
+}
 
+/** Bills and expected income from `today` through `today + daysAhead`, and the cash projection. */
+export async function getUpcomingBills(
+  db: Database,
+  userId: string,
+  today: string,
+  daysAhead: number,
+): Promise<UpcomingBills> {
+  const [{ window, bills, income }, startingCash] = await Promise.all([
+    listBills(db, userId, today, daysAhead),
+    getCashByCurrency(db, userId),
+  ]);
   const currencies = [
     ...new Set([...startingCash.keys(), ...bills.map((b) => b.currency), ...income.map((i) => i.currency)]),
   ].sort();

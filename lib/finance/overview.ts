@@ -6,7 +6,7 @@
  */
 import type { Database } from "@/db";
 import { getBalanceTotals } from "./accounts";
-import { type Bill, getUpcomingBills } from "./bills";
+import { type Bill, listBills } from "./bills";
 import { ratio } from "./money";
 import type { DateRange } from "./periods";
 import { type FlowFigures, getPeriodComparison, withNet } from "./spending";
@@ -41,7 +41,7 @@ export async function getOverview(
   const [balances, flows, bills] = await Promise.all([
     getBalanceTotals(db, userId),
     getPeriodComparison(db, userId, options.range, options.previous),
-    getUpcomingBills(db, userId, options.today, BILL_DAYS),
+    listBills(db, userId, options.today, BILL_DAYS),
   ]);
   const currencies = [
     ...new Set([...balances.map((b) => b.currency), ...flows.map((f) => f.currency)]),
