@@ -4,9 +4,12 @@
  * positive, totals over all matches while the page is limited, foreign ids finding nothing, bad
  * arguments named. Expected figures are computed in plain TypeScript from the same raw rows.
  */
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { balanceSnapshots, bankAccounts } from "@/db/schema";
 import { AppError } from "@/lib/errors";
+import { addDays } from "@/lib/finance/periods";
 import { envelopeSchema } from "@/lib/mcp/envelope";
 import { allTools } from "@/lib/mcp/tools";
 import { findUnusualActivityTool } from "@/lib/mcp/tools/find-unusual-activity";
@@ -31,6 +34,7 @@ import {
   expectedFlow,
   only,
   type RawTxn,
+  random,
 } from "./tools-helpers";
 
 const getDb = useTestDatabase();
@@ -349,6 +353,89 @@ describe("liabilities and net worth", () => {
     expect(accounts.data.accounts).toHaveLength(5);
     expect(accounts.data.accounts.find((a) => a.type === "credit")?.is_liability).toBe(true);
     expect(cents(only(accounts.data.totals).net)).toBe(3_500_000 - 25_123_456);
+  });
+});
+
+describe("net worth history", () => {
+  it("daily and weekly points carry each account's latest snapshot forward, per currency", async () => {
+    const db = getDb();
+    const owner = await createUser(db);
+    const conn = await addConnection(db, owner, "History Bank");
+    const accounts = [
+      { type: "depository" as const, currency: "USD" },
+      { type: "credit" as const, currency: "USD" },
+      { type: "depository" as const, currency: "EUR" },
+      { type: "loan" as const, currency: "EUR" },
+    ];
+    const ids: string[] = [];
+    for (const [i, a] of accounts.entries()) {
+      const id = await addAccount(db, owner, conn, { name: `History ${i}`, type: a.type, balance: 0 });
+      await db.update(bankAccounts).set({ currency: a.currency }).where(eq(bankAccounts.id, id));
+      ids.push(id);
+    }
+    // Sparse snapshots with gaps of 1 to 9 days, each account starting on another day (the EUR
+    // loan only 40 days ago), some before the history's range.
+    const next = random(11);
+    const snapshots: Array<{ accountId: string; date: string; cents: number }> = [];
+    for (const [i, accountId] of ids.entries()) {
+      for (let date = addDays("2024-09-01", i === 3 ? 400 : i * 3); date <= "2025-11-10"; ) {
+        snapshots.push({ accountId, date, cents: Math.floor(next() * 2_000_000) - 100_000 });
+        date = addDays(date, 1 + Math.floor(next() * 9));
+      }
+    }
+    await db
+      .insert(balanceSnapshots)
+      .values(
+        snapshots.map((x) => ({
+          accountId: x.accountId,
+          userId: owner,
+          date: x.date,
+          currentBalanceMinor: x.cents,
+        })),
+      );
+
+    // Plain TypeScript: per date, each account's latest snapshot on or before it.
+    const expected = (dates: string[]) =>
+      ["EUR", "USD"].flatMap((currency) =>
+        dates.map((date) => {
+          let assets = 0;
+          let liabilities = 0;
+          for (const [i, accountId] of ids.entries()) {
+            if (accounts[i]?.currency !== currency) continue;
+            const latest = snapshots
+              .filter((x) => x.accountId === accountId && x.date <= date)
+              .sort((a, b) => a.date.localeCompare(b.date))
+              .at(-1);
+            if (!latest) continue;
+            if (accounts[i]?.type === "depository") assets += latest.cents;
+            else liabilities += latest.cents;
+          }
+          return { currency, date, assets, liabilities, net_worth: assets - liabilities };
+        }),
+      );
+    const inCents = (
+      history: Array<{ currency: string; date: string; assets: number; liabilities: number }>,
+    ) =>
+      history.map((p) => ({
+        currency: p.currency,
+        date: p.date,
+        assets: cents(p.assets),
+        liabilities: cents(p.liabilities),
+        net_worth: cents(p.assets) - cents(p.liabilities),
+      }));
+    const ctx = await contextFor(db, owner, NOW);
+
+    const daily = await callTool(getNetWorthTool, { interval: "day", months: 12 }, ctx);
+    const days: string[] = [];
+    for (let d = "2024-11-11"; d <= "2025-11-10"; d = addDays(d, 1)) days.push(d);
+    expect(inCents(daily.data.history)).toEqual(expected(days));
+    expect(daily.data.history_starts).toBe("2024-09-01");
+
+    const weekly = await callTool(getNetWorthTool, { interval: "week", months: 3 }, ctx);
+    const weeks = weekly.data.history.filter((p) => p.currency === "USD").map((p) => p.date);
+    expect(weeks.at(-1)).toBe("2025-11-10");
+    expect(weeks.slice(0, -1).every((d) => new Date(`${d}T00:00:00Z`).getUTCDay() === 0)).toBe(true);
+    expect(inCents(weekly.data.history)).toEqual(expected(weeks));
   });
 });
 
