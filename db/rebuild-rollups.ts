@@ -1,5 +1,6 @@
 /**
- * `npm run db:rebuild-rollups`: rebuilds the monthly rollup `transaction_months` and the values
+ * `npm run db:rebuild-rollups`: rebuilds the transaction rollups (`transaction_months`, its totals
+ * and category months, `transaction_days`) and the values
  * precomputed for find_unusual_activity and list_recurring (first-seen merchants, streams' price
  * changes, typical amounts anchored at today, UTC) from the rows of `transactions`, in one
  * transaction (readers see the old values until it commits). Triggers and sync keep them exact on
@@ -25,7 +26,7 @@ async function main() {
     await handle.close();
   }
   console.log(
-    `Rebuilt the monthly rollup and the precomputed values in ${Math.round(performance.now() - started)} ms.`,
+    `Rebuilt the transaction rollups and the precomputed values in ${Math.round(performance.now() - started)} ms.`,
   );
 }
 

@@ -519,6 +519,51 @@ export const transactionMonthTotals = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.month, t.currency, t.pending, t.isTransfer] })],
 );
 
+/**
+ * The rows summed per user, month, category, currency, pending and transfer flag (over accounts
+ * and merchants): `transaction_months` summed by the triggers that keep `transaction_month_totals`
+ * (migration 0011). Income, spending and cash flow over whole months without an account filter
+ * read it: two years are a few hundred rows.
+ */
+export const transactionCategoryMonths = pgTable(
+  "transaction_category_months",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** First day of the month. */
+    month: date({ mode: "string" }).notNull(),
+    category: text().notNull(),
+    currency: text().notNull(),
+    pending: boolean().notNull(),
+    isTransfer: boolean().notNull(),
+    ...rolledUpMeasures(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.month, t.category, t.currency, t.pending, t.isTransfer] })],
+);
+
+/**
+ * The rows summed per user, day, category, currency, pending and transfer flag, kept by the
+ * triggers on `transactions` that keep `transaction_months` (migration 0011). The days of a range
+ * outside its whole months (this month so far, the month before it) are read from it instead of
+ * the rows when no account filter applies: a few categories a day instead of every charge.
+ */
+export const transactionDays = pgTable(
+  "transaction_days",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    date: date({ mode: "string" }).notNull(),
+    category: text().notNull(),
+    currency: text().notNull(),
+    pending: boolean().notNull(),
+    isTransfer: boolean().notNull(),
+    ...rolledUpMeasures(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.date, t.category, t.currency, t.pending, t.isTransfer] })],
+);
+
 /** One row per account per day, written by sync; feeds net-worth history. */
 export const balanceSnapshots = pgTable(
   "balance_snapshots",

@@ -130,7 +130,9 @@ async function getSpendingByGroup(
       count: sql<string>`sum(${c.n})`,
       total: sql<string>`sum(-sum(${c.amount})) over (partition by ${c.currency})`,
     })
-    .from(countedRows(userId, range, accountIds))
+    .from(
+      countedRows(userId, range, { accountIds, byCategory: groupBy === "category" || groupBy === "month" }),
+    )
     .where(isSpending(c.category))
     .groupBy(c.currency, key)
     // A month of the rollup whose rows were all removed sums nothing (n = 0): no group.
@@ -268,7 +270,7 @@ export async function getPeriodComparison(
       previousSpending: sql<string>`coalesce(-sum(${c.amount}) filter (where ${spending(previous)}), 0)`,
     })
     // A month of the rollup is dated its 1st: one that either range cuts is read from the rows.
-    .from(countedRows(userId, span, undefined, [current, previous]))
+    .from(countedRows(userId, span, { cuts: [current, previous], byCategory: true }))
     .groupBy(c.currency, c.category)
     .having(sql`sum(${c.n}) > 0`)
     .orderBy(c.currency, sql`4 desc`, c.category);
@@ -377,7 +379,6 @@ export async function getCashFlow(
   const key = sql<string>`to_char(${bucket}, ${sql.raw(interval === "month" ? "'YYYY-MM'" : "'YYYY-MM-DD'")})`;
   const all = bucketsOf(range, interval);
   // Cut by the buckets: whole months for months, the rows for weeks (no week holds a whole month).
-  const from = countedRows(userId, range, accountIds, all);
   const source = sql<string>`${c.merchant}`;
   const [rows, sources] = await Promise.all([
     db
@@ -387,7 +388,7 @@ export async function getCashFlow(
         income: incomeSum(c.amount, c.category),
         spending: spendingSum(c.amount, c.category),
       })
-      .from(from)
+      .from(countedRows(userId, range, { accountIds, cuts: all, byCategory: true }))
       .groupBy(c.currency, bucket)
       .having(sql`sum(${c.n}) > 0`),
     // The top 5 sources of each currency (a window rank, so one query for all currencies).
@@ -399,7 +400,8 @@ export async function getCashFlow(
         count: sql<string>`sum(${c.n})`,
         rank: sql<string>`row_number() over (partition by ${c.currency} order by sum(${c.amount}) desc, ${source})`,
       })
-      .from(from)
+      // Over the whole range: sources are not per bucket, so nothing is cut.
+      .from(countedRows(userId, range, { accountIds }))
       .where(isIncome(c.category))
       .groupBy(c.currency, source)
       .having(sql`sum(${c.n}) > 0`)

@@ -71,6 +71,29 @@ async function compare(userId: string) {
   );
   expect(norm(totals).length).toBeGreaterThan(0);
   expect(norm(totals)).toEqual(norm(rawTotals));
+  // The category months and the days (over accounts and merchants), against the raw rows.
+  for (const [table, period] of [
+    ["transaction_category_months", "date_trunc('month', date::timestamp)::date as month"],
+    ["transaction_days", "date"],
+  ] as const) {
+    const dimensions = `${period.endsWith("month") ? "month" : "date"}, category, currency, pending, is_transfer`;
+    const kept = await executeRows(
+      db,
+      sql`select ${sql.raw(dimensions)}, inflow_minor::text as i, outflow_minor::text as o, count, inflow_count, outflow_count
+          from ${sql.raw(table)} where user_id = ${userId} and count <> 0 order by ${sql.raw(dimensions)}`,
+    );
+    const summed = await executeRows(
+      db,
+      sql`select ${sql.raw(period)}, category, currency, pending, is_transfer,
+            coalesce(sum(amount_minor) filter (where amount_minor > 0), 0)::text as i,
+            coalesce(sum(amount_minor) filter (where amount_minor < 0), 0)::text as o,
+            count(*)::int as count, (count(*) filter (where amount_minor > 0))::int as inflow_count,
+            (count(*) filter (where amount_minor < 0))::int as outflow_count
+          from transactions where user_id = ${userId} group by 1, 2, 3, 4, 5 order by ${sql.raw(dimensions)}`,
+    );
+    expect(norm(kept).length, table).toBeGreaterThan(0);
+    expect(norm(kept), table).toEqual(norm(summed));
+  }
   return { rolled: norm(rolled), raw: norm(raw) };
 }
 
@@ -495,7 +518,7 @@ describe("the search summary over whole months", () => {
 });
 
 describe("plans over a multi-year range", () => {
-  it("read `transactions` by index, only for the days around the whole months", async () => {
+  it("read `transactions` by index only for the days around the whole months, never by category", async () => {
     const db = getDb();
     const userId = await createUser(db);
     const account = await addAccount(db, userId, await addConnection(db, userId), {
@@ -512,6 +535,8 @@ describe("plans over a multi-year range", () => {
       from generate_series(1, 20000) as g`);
     await db.execute(sql`analyze transactions`);
     await db.execute(sql`analyze transaction_months`);
+    await db.execute(sql`analyze transaction_category_months`);
+    await db.execute(sql`analyze transaction_days`);
     const months = { start: "2023-12-01", end: "2025-11-01" };
     const current = { start: "2024-11-02", end: "2025-11-01" };
     const previous = { start: "2023-11-02", end: "2024-11-01" };
@@ -522,19 +547,26 @@ describe("plans over a multi-year range", () => {
       [{ start: "2015-11-15", end: "2025-10-20" }, []],
       [{ start: previous.start, end: current.end }, [current, previous]],
     ];
-    for (const [range, cuts] of cases) {
-      const plan = (
+    const planOf = async (counted: ReturnType<typeof countedRows>) =>
+      (
         await executeRows(
           db,
-          sql`explain select counted.currency, sum(counted.amount), sum(counted.n)
-              from ${countedRows(userId, range, undefined, cuts)} group by 1`,
+          sql`explain select counted.currency, sum(counted.amount), sum(counted.n) from ${counted} group by 1`,
         )
       )
         .map((r) => Object.values(r)[0])
         .join("\n");
+    for (const [range, cuts] of cases) {
+      // By merchant or account: the monthly rollup and the rows of the days around it.
+      const plan = await planOf(countedRows(userId, range, { cuts }));
       expect(plan, range.start).toContain("transaction_months");
       expect(plan, range.start).toMatch(/Index Scan (using|on) transactions_/);
       expect(plan, range.start).not.toMatch(/Seq Scan on transactions/);
+      // By category: the category months and the days' sums, never the rows.
+      const byCategory = await planOf(countedRows(userId, range, { cuts, byCategory: true }));
+      expect(byCategory, range.start).toContain("transaction_category_months");
+      expect(byCategory, range.start).toContain("transaction_days");
+      expect(byCategory, range.start).not.toMatch(/on transactions\b|transactions_/);
     }
   }, 60_000);
 });
