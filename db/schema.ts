@@ -452,6 +452,8 @@ export const transactionMonths = pgTable(
       columns: [t.accountId, t.month, t.category, t.merchant, t.currency, t.pending, t.isTransfer],
     }),
     index().on(t.userId, t.month),
+    // Cash flow's income sources: a few categories of every month (0011).
+    index().on(t.userId, t.category, t.month),
   ],
 );
 

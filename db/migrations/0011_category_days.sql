@@ -30,6 +30,7 @@ CREATE TABLE "transaction_days" (
 --> statement-breakpoint
 ALTER TABLE "transaction_category_months" ADD CONSTRAINT "transaction_category_months_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "transaction_days" ADD CONSTRAINT "transaction_days_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "transaction_months_user_id_category_month_index" ON "transaction_months" USING btree ("user_id","category","month");--> statement-breakpoint
 -- The triggers on transactions (0005) keep transaction_days as they keep transaction_months, in
 -- the same statement: what a statement removed is subtracted from existing rows only (a cascade
 -- that removes a user may already have removed them), what it added is added.
