@@ -261,7 +261,9 @@ export const transactions = pgTable(
       .with({ fastupdate: false }),
     index().on(t.userId, t.date),
     index().on(t.accountId, t.date),
-    index().on(t.userId, t.category, t.date),
+    // Category filters; find_unusual_activity's `large` kind also bounds the amount in the index,
+    // so only the large charges of a category are fetched (migration 0011).
+    index().on(t.userId, t.category, t.date, t.amountMinor),
     index("transactions_user_merchant_idx").on(t.userId, sql`lower(coalesce(${t.merchantName}, ${t.name}))`),
     // Amount bounds of search_transactions (lib/finance/transactions.ts absScaled; migration 0009).
     index("transactions_user_abs_amount_idx").on(

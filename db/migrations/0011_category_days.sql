@@ -28,9 +28,11 @@ CREATE TABLE "transaction_days" (
 	CONSTRAINT "transaction_days_user_id_date_category_currency_pending_is_transfer_pk" PRIMARY KEY("user_id","date","category","currency","pending","is_transfer")
 );
 --> statement-breakpoint
+DROP INDEX "transactions_user_id_category_date_index";--> statement-breakpoint
 ALTER TABLE "transaction_category_months" ADD CONSTRAINT "transaction_category_months_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "transaction_days" ADD CONSTRAINT "transaction_days_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "transaction_months_user_id_category_month_index" ON "transaction_months" USING btree ("user_id","category","month");--> statement-breakpoint
+CREATE INDEX "transactions_user_id_category_date_amount_minor_index" ON "transactions" USING btree ("user_id","category","date","amount_minor");--> statement-breakpoint
 -- The triggers on transactions (0005) keep transaction_days as they keep transaction_months, in
 -- the same statement: what a statement removed is subtracted from existing rows only (a cascade
 -- that removes a user may already have removed them), what it added is added.
