@@ -378,7 +378,8 @@ export async function getCashFlow(
   const bucket = sql`date_trunc(${sql.raw(interval === "month" ? "'month'" : "'week'")}, ${c.date}::timestamp)`;
   const key = sql<string>`to_char(${bucket}, ${sql.raw(interval === "month" ? "'YYYY-MM'" : "'YYYY-MM-DD'")})`;
   const all = bucketsOf(range, interval);
-  // Cut by the buckets: whole months for months, the rows for weeks (no week holds a whole month).
+  // Cut by the buckets: whole months for months, the days' sums for weeks (no week holds a whole
+  // month); the rows themselves only with an account filter.
   const source = sql<string>`${c.merchant}`;
   const [rows, sources] = await Promise.all([
     db
