@@ -95,16 +95,17 @@ export interface SpendingGroups {
 }
 
 /**
- * Spending per currency and group over a range: per currency (code order), every group largest
- * first (callers cut the top N) and the total over all its groups.
+ * Spending per currency and group over each of `ranges`, in ONE pass over them (the rollups
+ * cut at every range's edges): per range, per currency (code order), every group largest first
+ * in the first range (callers cut the top N), and the total over all its groups.
  */
 async function getSpendingByGroup(
   db: Database,
   userId: string,
-  range: DateRange,
+  ranges: [DateRange, ...DateRange[]],
   groupBy: SpendingGroup,
   accountIds?: string[],
-): Promise<SpendingGroups[]> {
+): Promise<SpendingGroups[][]> {
   const c = counted;
   const key = sql<string>`${
     groupBy === "category"
@@ -121,34 +122,56 @@ async function getSpendingByGroup(
     groupBy === "account"
       ? sql<string>`(select ${bankAccounts.name} from ${bankAccounts} where ${bankAccounts.id} = ${key})`
       : sql<string>`null`;
+  // ISO dates compare as strings.
+  const span = {
+    start: ranges.map((r) => r.start).sort()[0] ?? ranges[0].start,
+    end: ranges.map((r) => r.end).sort()[ranges.length - 1] ?? ranges[0].end,
+  };
+  // Every row is in the one range when there is one: no filter to evaluate per row.
+  const within = (r: DateRange) =>
+    ranges.length === 1 ? sql`true` : sql`${c.date} between ${r.start} and ${r.end}`;
   const rows = await db
     .select({
       currency: sql<string>`${c.currency}`,
       key,
       accountName,
-      spending: sql<string>`-sum(${c.amount})`,
-      count: sql<string>`sum(${c.n})`,
-      total: sql<string>`sum(-sum(${c.amount})) over (partition by ${c.currency})`,
+      // A month of the rollup is dated its 1st, and no range cuts it (the cuts below).
+      spending: sql<string[]>`array[${sql.join(
+        ranges.map((r) => sql`coalesce(-sum(${c.amount}) filter (where ${within(r)}), 0)::text`),
+        sql`, `,
+      )}]`,
+      count: sql<string[]>`array[${sql.join(
+        ranges.map((r) => sql`coalesce(sum(${c.n}) filter (where ${within(r)}), 0)::text`),
+        sql`, `,
+      )}]`,
     })
     .from(
-      countedRows(userId, range, { accountIds, byCategory: groupBy === "category" || groupBy === "month" }),
+      countedRows(userId, span, {
+        accountIds,
+        cuts: ranges,
+        byCategory: groupBy === "category" || groupBy === "month",
+      }),
     )
     .where(isSpending(c.category))
     .groupBy(c.currency, key)
     // A month of the rollup whose rows were all removed sums nothing (n = 0): no group.
     .having(sql`sum(${c.n}) > 0`)
-    .orderBy(c.currency, sql`4 desc`, key);
-  return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => ({
-    currency,
-    groups: ofCurrency.map((r) => ({
-      currency,
-      key: r.key,
-      label: groupBy === "category" ? categoryLabel(r.key) : groupBy === "account" ? r.accountName : r.key,
-      cents: toCents(r.spending),
-      count: toCents(r.count),
-    })),
-    totalCents: toCents(ofCurrency[0]?.total),
-  }));
+    .orderBy(c.currency, sql`coalesce(-sum(${c.amount}) filter (where ${within(ranges[0])}), 0) desc`, key);
+  return ranges.map((_, i) =>
+    groupByCurrency(
+      rows.filter((r) => toCents(r.count[i]) > 0),
+      (r) => r.currency,
+    ).map(([currency, ofCurrency]) => {
+      const groups = ofCurrency.map((r) => ({
+        currency,
+        key: r.key,
+        label: groupBy === "category" ? categoryLabel(r.key) : groupBy === "account" ? r.accountName : r.key,
+        cents: toCents(r.spending[i]),
+        count: toCents(r.count[i]),
+      }));
+      return { currency, groups, totalCents: groups.reduce((n, g) => n + g.cents, 0) };
+    }),
+  );
 }
 
 /** A listed group of a breakdown: its spending, share of its currency's total and the change. */
@@ -189,10 +212,24 @@ export async function getSpendingBreakdown(
   },
 ): Promise<{ groups: BreakdownGroup[]; totals: BreakdownTotals[] }> {
   const { groupBy, accountIds, previous } = options;
-  const [current, before] = await Promise.all([
-    getSpendingByGroup(db, userId, options.range, groupBy, accountIds),
-    previous ? getSpendingByGroup(db, userId, previous, groupBy, accountIds) : null,
-  ]);
+  // By category or month, both ranges in one statement (their sums are a few rows a day); by
+  // merchant or account, one statement per range, run together: one pass over both costs more
+  // than two (on the heavy user's year by merchant, 5.9 ms against 2 × 2.2).
+  const [current = [], before = null] =
+    !previous || groupBy === "category" || groupBy === "month"
+      ? await getSpendingByGroup(
+          db,
+          userId,
+          previous ? [options.range, previous] : [options.range],
+          groupBy,
+          accountIds,
+        )
+      : (
+          await Promise.all([
+            getSpendingByGroup(db, userId, [options.range], groupBy, accountIds),
+            getSpendingByGroup(db, userId, [previous], groupBy, accountIds),
+          ])
+        ).flat();
   const currencies = [...new Set([...current, ...(before ?? [])].map((c) => c.currency))].sort();
   const none = { groups: [], totalCents: 0 };
   const groups: BreakdownGroup[] = [];
