@@ -185,10 +185,10 @@ function body(target: string): string {
 
 const urlOf = (target: string) => (target.startsWith("echo:") ? ECHO_URL : MCP_URL);
 
-/** User + system CPU seconds of the processes `select` picks (Linux /proc). */
-function cpuSeconds(select: (command: string, processGroup: number) => boolean): number {
+/** User + system CPU seconds of each process `select` picks, by process id (Linux /proc). */
+function cpuSeconds(select: (command: string, processGroup: number) => boolean): Map<string, number> {
   const ticks = 100; // USER_HZ on Linux
-  let total = 0;
+  const byProcess = new Map<string, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -197,17 +197,28 @@ function cpuSeconds(select: (command: string, processGroup: number) => boolean):
       const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (!select(command, Number(fields[2]))) continue; // pgrp
-      total += (Number(fields[11]) + Number(fields[12])) / ticks; // utime, stime
+      byProcess.set(entry, (Number(fields[11]) + Number(fields[12])) / ticks); // utime, stime
     } catch {
       // the process ended meanwhile
     }
   }
+  return byProcess;
+}
+
+/**
+ * CPU seconds used between two readings by the processes alive at the second: a process that
+ * ended meanwhile (a database connection closed) takes its whole total with it, which summing
+ * both readings would count as negative time.
+ */
+function cpuBetween(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
 
 /** The server's processes (its process group). */
 const serverCpuSeconds = (groupId: number) => cpuSeconds((_, group) => group === groupId);
-/** A PostgreSQL server on this machine (its backends are all named "postgres"); 0 when there is none. */
+/** A PostgreSQL server on this machine (its backends are all named "postgres"); none when there is none. */
 const databaseCpuSeconds = () => cpuSeconds((command) => command === "postgres");
 
 /** Statements and round trips per target, counted at the driver in this process (before the server runs). */
@@ -311,8 +322,8 @@ async function load(
     connections: CONNECTIONS,
     duration,
   });
-  const cpu = serverCpuSeconds(serverGroup) - cpuBefore;
-  const dbCpu = databaseCpuSeconds() - dbCpuBefore;
+  const cpu = cpuBetween(cpuBefore, serverCpuSeconds(serverGroup));
+  const dbCpu = cpuBetween(dbCpuBefore, databaseCpuSeconds());
   const perRequest = (seconds: number) =>
     result.requests.total > 0 ? (seconds * 1000) / result.requests.total : 0;
   return {
