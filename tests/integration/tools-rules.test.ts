@@ -383,16 +383,14 @@ describe("net worth history", () => {
         date = addDays(date, 1 + Math.floor(next() * 9));
       }
     }
-    await db
-      .insert(balanceSnapshots)
-      .values(
-        snapshots.map((x) => ({
-          accountId: x.accountId,
-          userId: owner,
-          date: x.date,
-          currentBalanceMinor: x.cents,
-        })),
-      );
+    await db.insert(balanceSnapshots).values(
+      snapshots.map((x) => ({
+        accountId: x.accountId,
+        userId: owner,
+        date: x.date,
+        currentBalanceMinor: x.cents,
+      })),
+    );
 
     // Plain TypeScript: per date, each account's latest snapshot on or before it.
     const expected = (dates: string[]) =>
