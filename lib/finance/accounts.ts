@@ -232,10 +232,12 @@ async function getHistoryStart(db: Database, userId: string): Promise<string | n
  * before it), ordered by currency then date. One query. Every currency of the user's accounts has
  * a point at every date (zero before its first snapshot).
  * - Few dates (weeks, months): a look-up on the snapshot primary key per account and date.
- * - Every day of a range (`daily`): each account's snapshots in the range, and its latest before
- *   it, each spread over the days until the account's next one, summed per day (one pass over
- *   the range's snapshots instead of a look-up per account and day: 12 months of a 10-account
- *   user cost the server 3 ms instead of 13).
+ * - Every day of a range (`daily`): how much each snapshot changed its account's balance (its
+ *   balance minus the account's previous one; the latest before the range counts whole, on the
+ *   range's first day), summed per day and currency, then added up day after day here. Each
+ *   account's snapshots are read in primary-key order, so the differences need no sort (12
+ *   months of a 10-account user: about 4 ms of server time, against 13 with a look-up per
+ *   account and day).
  */
 async function getNetWorthHistory(
   db: Database,
@@ -247,32 +249,29 @@ async function getNetWorthHistory(
   const last = dates[dates.length - 1];
   if (first === undefined || last === undefined) return [];
   const s = balanceSnapshots;
-  const balances = daily
-    ? sql`
-      select d.day::date as d, spans.account_id, spans.bal
-      from (
-        select inside.account_id, inside.date, inside.bal,
-          -- Byte order ("C") sorts ids several times faster than the database's collation.
-          lead(inside.date) over (partition by inside.account_id collate "C" order by inside.date) as next_date
-        from (
-          select ${s.accountId} as account_id, ${s.date} as date, ${s.currentBalanceMinor} as bal
-          from ${s} where ${s.userId} = ${userId} and ${s.date} > ${first}::date and ${s.date} <= ${last}::date
-          union all
-          select a.id, before.date, before.bal
-          from ${bankAccounts} a
-          cross join lateral (
-            select ${s.date} as date, ${s.currentBalanceMinor} as bal from ${s}
-            where ${s.accountId} = a.id and ${s.date} <= ${first}::date
-            order by ${s.date} desc limit 1
-          ) before
-          where a.user_id = ${userId}
-        ) inside
-      ) spans
-      cross join lateral generate_series(
-        greatest(spans.date, ${first}::date), coalesce(spans.next_date - 1, ${last}::date), interval '1 day'
-      ) as d(day)`
-    : sql`
-      select p.d, a.id as account_id, latest.bal
+  const rows = await executeRows(
+    db,
+    daily
+      ? sql`
+      select b.day::text as date, a.currency,
+        coalesce(sum(b.delta) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
+        coalesce(sum(b.delta) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities
+      from ${bankAccounts} a
+      cross join lateral (
+        select greatest(${s.date}, ${first}::date) as day,
+          ${s.currentBalanceMinor} - coalesce(lag(${s.currentBalanceMinor}) over (order by ${s.date}), 0) as delta
+        from ${s}
+        where ${s.accountId} = a.id and ${s.date} <= ${last}::date and ${s.date} >= coalesce(
+          (select max(p.date) from ${s} p where p.account_id = a.id and p.date <= ${first}::date),
+          ${first}::date
+        )
+      ) b
+      where a.user_id = ${userId}
+      group by b.day, a.currency`
+      : sql`
+      select p.d::text as date, a.currency,
+        coalesce(sum(latest.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
+        coalesce(sum(latest.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities
       from (values ${sql.join(
         dates.map((d) => sql`(${d}::date)`),
         sql`, `,
@@ -284,29 +283,24 @@ async function getNetWorthHistory(
         order by ${s.date} desc
         limit 1
       ) latest
-      where a.user_id = ${userId}`;
-  const result = await executeRows(
-    db,
-    sql`
-    select b.d::text as date, a.currency,
-      coalesce(sum(b.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
-      coalesce(sum(b.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities
-    from (${balances}) b
-    join ${bankAccounts} a on a.id = b.account_id
-    group by b.d, a.currency`,
+      where a.user_id = ${userId}
+      group by p.d, a.currency`,
   );
   const byKey = new Map<string, Record<string, unknown>>();
   const currencies = new Set<string>();
-  for (const row of result) {
+  for (const row of rows) {
     byKey.set(`${text(row, "currency")}|${text(row, "date")}`, row);
     currencies.add(text(row, "currency"));
   }
-  return [...currencies].sort().flatMap((currency) =>
-    dates.map((date) => {
+  return [...currencies].sort().flatMap((currency) => {
+    // Daily rows are changes: the balance of a day is the sum of the changes up to it.
+    let assetsCents = 0;
+    let liabilitiesCents = 0;
+    return dates.map((date) => {
       const row = byKey.get(`${currency}|${date}`);
-      const assetsCents = toCents(row?.assets);
-      const liabilitiesCents = toCents(row?.liabilities);
+      assetsCents = (daily ? assetsCents : 0) + toCents(row?.assets);
+      liabilitiesCents = (daily ? liabilitiesCents : 0) + toCents(row?.liabilities);
       return { date, currency, assetsCents, liabilitiesCents, netWorthCents: assetsCents - liabilitiesCents };
-    }),
-  );
+    });
+  });
 }
