@@ -20,7 +20,7 @@ import { getSpendingBreakdownTool } from "@/lib/mcp/tools/get-spending-breakdown
 import { listAccountsTool } from "@/lib/mcp/tools/list-accounts";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
-import { callTool, contextFor, createUser, expectedFlow } from "./tools-helpers";
+import { callTool, contextFor, createUser, expectedFlow, expectRounded } from "./tools-helpers";
 
 const getDb = useTestDatabase();
 const NOW = new Date("2025-11-10T12:00:00Z");
@@ -203,7 +203,7 @@ describe("a user with USD, EUR and JPY accounts", () => {
         Object.fromEntries(now.byCategory),
       );
       for (const g of groups) {
-        expect(g.share, `${t.currency} ${g.key}`).toBeCloseTo(minor(g.amount, t.currency) / now.spending, 4);
+        expectRounded(g.share, minor(g.amount, t.currency) / now.spending, 4, `${t.currency} ${g.key}`);
       }
     }
     expect(codes(out.warnings)).toContain("MIXED_CURRENCIES");
@@ -229,7 +229,7 @@ describe("a user with USD, EUR and JPY accounts", () => {
         expect(minor(m.income, currency), `${currency} ${m.label}`).toBe(f.income);
         expect(minor(m.spending, currency), `${currency} ${m.label}`).toBe(f.spending);
         expect(minor(m.net, currency), `${currency} ${m.label}`).toBe(f.income - f.spending);
-        if (f.income > 0) expect(m.savings_rate).toBeCloseTo((f.income - f.spending) / f.income, 4);
+        if (f.income > 0) expectRounded(m.savings_rate, (f.income - f.spending) / f.income, 4, m.label);
         else expect(m.savings_rate).toBeNull();
       }
       const all = expectedFlow(of, out.data.range.start, out.data.range.end);
@@ -295,9 +295,11 @@ describe("a user with USD, EUR and JPY accounts", () => {
       );
       const limited = cards.filter((a) => a.limitMinor !== null);
       const limits = sum(limited.map((a) => a.limitMinor ?? 0));
-      expect(t.credit_utilization, t.currency).toBeCloseTo(
+      expectRounded(
+        t.credit_utilization,
         sum(limited.map((a) => a.currentBalanceMinor ?? 0)) / limits,
         4,
+        t.currency,
       );
       let weight = 0;
       let weighted = 0;
@@ -308,7 +310,7 @@ describe("a user with USD, EUR and JPY accounts", () => {
         weight += balance;
         weighted += balance * Number(apr);
       }
-      if (weight > 0) expect(t.weighted_apr, t.currency).toBeCloseTo(weighted / weight, 2);
+      if (weight > 0) expectRounded(t.weighted_apr, weighted / weight, 2, t.currency);
       else expect(t.weighted_apr, t.currency).toBeNull();
     }
     for (const c of out.data.credit_cards) {

@@ -162,6 +162,30 @@ export function cents(amount: number): number {
   return Math.round(amount * 100);
 }
 
+/**
+ * `actual` is `exact` rounded to `decimals` places: it has no more places than that, and is no
+ * further from `exact` than half the last place (at an exact half, either neighbour; a sum in
+ * another order may land on either side of it). `toBeCloseTo` demands strictly less than half,
+ * so it failed whenever a random case fell on a half.
+ */
+export function expectRounded(
+  actual: number | null | undefined,
+  exact: number,
+  decimals: number,
+  label = "",
+) {
+  const unit = 10 ** -decimals;
+  expect(actual, label).toBeTypeOf("number");
+  const value = actual as number;
+  expect(
+    Math.abs(value / unit - Math.round(value / unit)),
+    `${label}: ${value} has more than ${decimals} places`,
+  ).toBeLessThan(1e-6);
+  expect(Math.abs(value - exact), `${label}: ${value} against ${exact}`).toBeLessThanOrEqual(
+    unit / 2 + 1e-12,
+  );
+}
+
 /** The one per-currency entry of a single-currency answer; fails when the answer has any other. */
 export function only<T extends { currency: string }>(totals: readonly T[], currency = "USD"): T {
   expect(totals.map((t) => t.currency)).toEqual([currency]);
