@@ -23,7 +23,7 @@ import { listAccountsTool } from "@/lib/mcp/tools/list-accounts";
 import { listRecurringTool } from "@/lib/mcp/tools/list-recurring";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
-import { callTool, cents, contextFor, createUser, expectedFlow, only } from "./tools-helpers";
+import { callTool, cents, contextFor, createUser, expectedFlow, expectRounded, only } from "./tools-helpers";
 
 const getDb = useTestDatabase();
 const NOW = new Date("2025-11-10T12:00:00Z");
@@ -176,7 +176,7 @@ describe("numbers that must be right (against the raw sandbox data)", () => {
       expect(cents(month.income), month.label).toBe(f.income);
       expect(cents(month.spending), month.label).toBe(f.spending);
       expect(cents(month.net), month.label).toBe(f.income - f.spending);
-      if (f.income > 0) expect(month.savings_rate).toBeCloseTo((f.income - f.spending) / f.income, 4);
+      if (f.income > 0) expectRounded(month.savings_rate, (f.income - f.spending) / f.income, 4, month.label);
       else expect(month.savings_rate).toBeNull();
     }
     expect(out.data.intervals.at(-1)?.partial).toBe(true);
