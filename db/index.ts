@@ -140,7 +140,7 @@ const PREPARED_PARAMS_MAX = 100;
  * prepared: PostgreSQL switches a prepared statement to one generic plan after five runs, and for
  * some filters that plan ignores what the values select (a text search's trigram index: the
  * generic plan scans the user's whole history instead, 10.4 ms of server CPU per search instead
- * of 6.0 on the heavy user).
+ * of 4.8 on the heavy user).
  */
 export const PLANNED_EACH_RUN = "/* planned each run */";
 

@@ -31,6 +31,16 @@ export interface DateRange {
   end: string;
 }
 
+/** The smallest range holding every one of `ranges` (ISO dates compare as strings). */
+export function spanOf(ranges: [DateRange, ...DateRange[]]): DateRange {
+  let { start, end } = ranges[0];
+  for (const r of ranges) {
+    if (r.start < start) start = r.start;
+    if (r.end > end) end = r.end;
+  }
+  return { start, end };
+}
+
 const DAY_MS = 86_400_000;
 
 /** Today's calendar date (`YYYY-MM-DD`) in `timezone`; an unknown zone falls back to UTC. */

@@ -12,7 +12,7 @@ import { bankAccounts, transactions } from "@/db/schema";
 import { categoryLabel } from "./categories";
 import { groupByCurrency } from "./currency";
 import { ratio, toCents } from "./money";
-import { addDays, addMonths, type DateRange, endOfMonth, startOfMonth } from "./periods";
+import { addDays, addMonths, type DateRange, endOfMonth, spanOf, startOfMonth } from "./periods";
 import { counted, countedRows } from "./rollups";
 import { countedForTotals, incomeSum, isIncome, isSpending, spendingSum } from "./rules";
 
@@ -122,11 +122,6 @@ async function getSpendingByGroup(
     groupBy === "account"
       ? sql<string>`(select ${bankAccounts.name} from ${bankAccounts} where ${bankAccounts.id} = ${key})`
       : sql<string>`null`;
-  // ISO dates compare as strings.
-  const span = {
-    start: ranges.map((r) => r.start).sort()[0] ?? ranges[0].start,
-    end: ranges.map((r) => r.end).sort()[ranges.length - 1] ?? ranges[0].end,
-  };
   // Every row is in the one range when there is one: no filter to evaluate per row.
   const within = (r: DateRange) =>
     ranges.length === 1 ? sql`true` : sql`${c.date} between ${r.start} and ${r.end}`;
@@ -146,7 +141,7 @@ async function getSpendingByGroup(
       )}]`,
     })
     .from(
-      countedRows(userId, span, {
+      countedRows(userId, spanOf(ranges), {
         accountIds,
         cuts: ranges,
         byCategory: groupBy === "category" || groupBy === "month",
@@ -215,20 +210,12 @@ export async function getSpendingBreakdown(
   // By category or month, both ranges in one statement (their sums are a few rows a day); by
   // merchant or account, one statement per range, run together: one pass over both costs more
   // than two (on the heavy user's year by merchant, 5.9 ms against 2 × 2.2).
+  const ranges: [DateRange, ...DateRange[]] = previous ? [options.range, previous] : [options.range];
   const [current = [], before = null] =
-    !previous || groupBy === "category" || groupBy === "month"
-      ? await getSpendingByGroup(
-          db,
-          userId,
-          previous ? [options.range, previous] : [options.range],
-          groupBy,
-          accountIds,
-        )
+    groupBy === "category" || groupBy === "month"
+      ? await getSpendingByGroup(db, userId, ranges, groupBy, accountIds)
       : (
-          await Promise.all([
-            getSpendingByGroup(db, userId, [options.range], groupBy, accountIds),
-            getSpendingByGroup(db, userId, [previous], groupBy, accountIds),
-          ])
+          await Promise.all(ranges.map((r) => getSpendingByGroup(db, userId, [r], groupBy, accountIds)))
         ).flat();
   const currencies = [...new Set([...current, ...(before ?? [])].map((c) => c.currency))].sort();
   const none = { groups: [], totalCents: 0 };
@@ -287,11 +274,6 @@ export async function getPeriodComparison(
   current: DateRange,
   previous: DateRange,
 ): Promise<PeriodComparison[]> {
-  // ISO dates compare as strings.
-  const span: DateRange = {
-    start: [current.start, previous.start].sort()[0] ?? current.start,
-    end: [current.end, previous.end].sort()[1] ?? current.end,
-  };
   const c = counted;
   const within = (r: DateRange) => and(gte(c.date, r.start), lte(c.date, r.end)) as SQL;
   const income = (r: DateRange) => sql`${within(r)} and ${isIncome(c.category)}`;
@@ -306,8 +288,8 @@ export async function getPeriodComparison(
       previousIncome: sql<string>`coalesce(sum(${c.amount}) filter (where ${income(previous)}), 0)`,
       previousSpending: sql<string>`coalesce(-sum(${c.amount}) filter (where ${spending(previous)}), 0)`,
     })
-    // A month of the rollup is dated its 1st: one that either range cuts is read from the rows.
-    .from(countedRows(userId, span, { cuts: [current, previous], byCategory: true }))
+    // A month of the rollup is dated its 1st: one that either range cuts is read from the days.
+    .from(countedRows(userId, spanOf([current, previous]), { cuts: [current, previous], byCategory: true }))
     .groupBy(c.currency, c.category)
     .having(sql`sum(${c.n}) > 0`)
     .orderBy(c.currency, sql`4 desc`, c.category);

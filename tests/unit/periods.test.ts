@@ -6,6 +6,7 @@ import {
   PERIODS,
   previousRange,
   resolvePeriod,
+  spanOf,
   todayIn,
 } from "@/lib/finance/periods";
 
@@ -171,5 +172,23 @@ describe("monthsToDate", () => {
   it("counts the current month to date as one", () => {
     expect(monthsToDate("2025-03-15", 1)).toEqual({ start: "2025-03-01", end: "2025-03-15" });
     expect(monthsToDate("2025-03-15", 6)).toEqual({ start: "2024-10-01", end: "2025-03-15" });
+  });
+});
+
+describe("spanOf", () => {
+  it("spans ranges given in any order, with gaps or overlaps", () => {
+    const current = { start: "2025-11-02", end: "2026-11-01" };
+    const previous = { start: "2024-11-02", end: "2025-11-01" };
+    expect(spanOf([current, previous])).toEqual({ start: "2024-11-02", end: "2026-11-01" });
+    expect(
+      spanOf([
+        { start: "2025-01-10", end: "2025-01-20" },
+        { start: "2025-01-15", end: "2025-01-18" },
+      ]),
+    ).toEqual({
+      start: "2025-01-10",
+      end: "2025-01-20",
+    });
+    expect(spanOf([current])).toEqual(current);
   });
 });
