@@ -19,11 +19,12 @@
  * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http
  */
 import {
-  createMcpHandler,
+  type AuthInfo,
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   McpServer,
   readRequestBody,
+  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { type Database, getDb, isPooled } from "@/db";
 import { defer } from "@/lib/deferred";
@@ -128,17 +129,23 @@ export function acceptsJsonOnly(accept: string | null): boolean {
   return json && !types.includes("text/event-stream");
 }
 
+/** An answer read whole: a stateless exchange's event stream ends once its responses are written. */
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
 /**
  * Collapses an SSE answer into one JSON body: the JSON-RPC response it carries (for a batch, the
  * array of its responses). Stateless requests here never stream notifications, so the stream
  * holds only those responses.
  */
-async function streamToJson(response: Response, batch: boolean): Promise<Response> {
-  const type = response.headers.get("content-type") ?? "";
-  if (!type.startsWith("text/event-stream") || !response.body) return response;
-  const text = await response.text();
+function sseToJson(answer: Answer, batch: boolean): Answer {
+  const type = answer.headers.get("content-type") ?? "";
+  if (!type.startsWith("text/event-stream")) return answer;
   const answers: unknown[] = [];
-  for (const event of text.split(/\r?\n\r?\n/)) {
+  for (const event of answer.text.split(/\r?\n\r?\n/)) {
     const data = event
       .split(/\r?\n/)
       .filter((line) => line.startsWith("data:"))
@@ -153,12 +160,87 @@ async function streamToJson(response: Response, batch: boolean): Promise<Respons
       // not a JSON-RPC message (keep-alive comment or similar)
     }
   }
-  const answer = batch ? answers : answers.at(-1);
-  if (answers.length === 0) return jsonRpcError(500, -32603, "Internal error: no response was produced");
-  const headers = new Headers(response.headers);
+  if (answers.length === 0)
+    return {
+      status: 500,
+      headers: new Headers({ "content-type": "application/json" }),
+      text: JSON.stringify({
+        jsonrpc: "2.0",
+        error: { code: -32603, message: "Internal error: no response was produced" },
+        id: null,
+      }),
+    };
+  const headers = new Headers(answer.headers);
   headers.set("content-type", "application/json");
   headers.delete("content-length");
-  return new Response(JSON.stringify(answer), { status: response.status, headers });
+  return { status: answer.status, headers, text: JSON.stringify(batch ? answers : answers.at(-1)) };
+}
+
+/**
+ * Serves one request through the SDK's stateless streamable HTTP transport (what its
+ * `createMcpHandler` does for 2025-era traffic) and reads the answer whole: the stream of a
+ * stateless exchange ends once every response is written, so the answer leaves as one body
+ * instead of passing through layers of streams. Nothing is left to close afterwards: the
+ * transport ended its stream and cleared its timers when it wrote the last response, and the
+ * server and transport live for this exchange only. A client that leaves closes the transport,
+ * which aborts the running handlers.
+ */
+async function exchange(
+  server: McpServer,
+  req: Request,
+  message: unknown,
+  authInfo: AuthInfo,
+): Promise<Answer> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await server.connect(transport);
+  const leave = () => void transport.close().catch(() => undefined);
+  req.signal.addEventListener("abort", leave, { once: true });
+  try {
+    const response = await transport.handleRequest(req, { authInfo, parsedBody: message });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  } finally {
+    req.signal.removeEventListener("abort", leave);
+  }
+}
+
+/**
+ * `tools/list` answers the same to every caller: the SDK's answer for a revision, made once per
+ * endpoint with a placeholder id, is split at that id and given to later requests with theirs.
+ * Only a plain request takes this path (one message, `jsonrpc` 2.0, a string or integer id, no
+ * params but an empty object); anything else goes to the SDK, which validates it.
+ */
+const LISTING_ID = "ledgerlink-listing-placeholder-id";
+interface Listing {
+  status: number;
+  headers: Headers;
+  parts: [string, string];
+}
+function isPlainToolsList(message: unknown): message is { id: string | number } {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return false;
+  const { jsonrpc, id, method, params, ...rest } = message as Record<string, unknown>;
+  return (
+    jsonrpc === "2.0" &&
+    method === "tools/list" &&
+    Object.keys(rest).length === 0 &&
+    (typeof id === "string" || Number.isSafeInteger(id)) &&
+    (params === undefined ||
+      (params !== null && typeof params === "object" && Object.keys(params).length === 0))
+  );
+}
+
+function fromListing(listing: Listing, id: string | number): Answer {
+  return {
+    status: listing.status,
+    headers: new Headers(listing.headers),
+    text: listing.parts.join(JSON.stringify(id)),
+  };
+}
+
+/** The listing made from one answer of the SDK with the placeholder id, when it is one. */
+function listingOf(answer: Answer): Listing | undefined {
+  const parts = answer.text.split(JSON.stringify(LISTING_ID));
+  if (answer.status !== 200 || parts.length !== 2 || !answer.text.includes('"result"')) return undefined;
+  return { status: answer.status, headers: answer.headers, parts: parts as [string, string] };
 }
 
 export interface McpHandlerOptions {
@@ -172,22 +254,32 @@ export interface McpHandlerOptions {
 export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Request) => Promise<Response> {
   const tools = options.tools ?? allTools;
   const openDb = options.getDb ?? getDb;
-  // One handler per endpoint: each request gets a server with the tool and prompt definitions
-  // registered from pre-built parts; the caller travels with the request (authInfoFor), never in
-  // a closure. This is the SDK's own entry, which mcp-handler 2.x wraps: called directly, it takes
-  // the body parsed above (mcp-handler would clone the request and parse it again).
-  const handler = createMcpHandler(
-    () => {
-      const server = new McpServer(SERVER_INFO, {
-        instructions: INSTRUCTIONS,
-        supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-      });
-      registerTools(server, tools);
-      registerPrompts(server);
-      return server;
-    },
-    { legacy: "stateless" },
-  );
+  // Each request gets a server with the tool and prompt definitions registered from pre-built
+  // parts (register.ts); the caller travels with the request (authInfoFor), never in a closure.
+  const buildServer = () => {
+    const server = new McpServer(SERVER_INFO, {
+      instructions: INSTRUCTIONS,
+      supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    });
+    registerTools(server, tools);
+    registerPrompts(server);
+    return server;
+  };
+
+  /** The listings of this endpoint's tools, per revision and answer type. */
+  const listings = new Map<string, Listing>();
+
+  /** The SDK's answer to `message`; a plain `tools/list` from the listing of its revision. */
+  async function serve(req: Request, message: unknown, authInfo: AuthInfo, key: string): Promise<Answer> {
+    if (!isPlainToolsList(message)) return exchange(buildServer(), req, message, authInfo);
+    const known = listings.get(key);
+    if (known) return fromListing(known, message.id);
+    const answer = await exchange(buildServer(), req, { ...message, id: LISTING_ID }, authInfo);
+    const listing = listingOf(answer);
+    if (!listing) return exchange(buildServer(), req, message, authInfo);
+    listings.set(key, listing);
+    return fromListing(listing, message.id);
+  }
 
   /** Steps 3 to 6 for a request that carries a well-formed bearer token. */
   async function answer(req: Request, token: string, db: Database): Promise<Response> {
@@ -229,24 +321,26 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     if (batchError) return batchError;
 
     const wantsJsonOnly = acceptsJsonOnly(req.headers.get("accept"));
-    const headers = new Headers(req.headers);
     // The SDK's stateless transport always streams and insists on both types; a JSON-only client
     // gets the same single answer unwrapped from the stream.
-    if (wantsJsonOnly) headers.set("accept", "application/json, text/event-stream");
-    // The body travels parsed (`parsedBody`), so the request handed on carries none.
-    headers.delete("content-length");
-    const forwarded = new Request(req.url, { method: "POST", headers, signal: req.signal });
-    const response = await handler.fetch(forwarded, {
-      // The SDK gives `authInfo` to every tool call (register.ts reads the caller from it).
-      authInfo: authInfoFor({
-        db,
-        credential: caller.credential,
-        access: caller.access,
-        timezone: caller.timezone,
-      }),
-      parsedBody: message,
+    let forwarded = req;
+    if (wantsJsonOnly) {
+      const headers = new Headers(req.headers);
+      headers.set("accept", "application/json, text/event-stream");
+      forwarded = new Request(req.url, { method: "POST", headers, signal: req.signal });
+    }
+    // The SDK gives `authInfo` to every tool call (register.ts reads the caller from it), and
+    // takes the body parsed above (`parsedBody`) instead of reading it again.
+    const authInfo = authInfoFor({
+      db,
+      credential: caller.credential,
+      access: caller.access,
+      timezone: caller.timezone,
     });
-    return wantsJsonOnly ? streamToJson(response, Array.isArray(message)) : response;
+    const version = req.headers.get("mcp-protocol-version")?.trim() ?? "";
+    const served = await serve(forwarded, message, authInfo, `${version} ${wantsJsonOnly}`);
+    const answered = wantsJsonOnly ? sseToJson(served, Array.isArray(message)) : served;
+    return new Response(answered.text, { status: answered.status, headers: answered.headers });
   }
 
   return async (req) => {
@@ -277,11 +371,12 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
       return jsonRpcError(400, -32000, "The client closed the request.");
     }
     req.signal.addEventListener("abort", release, { once: true });
+    // The answer is read whole before it leaves (exchange), so the slot is free once it is made.
     try {
-      return releasedAtEnd(await answer(req, token, db), release);
-    } catch (error) {
+      return await answer(req, token, db);
+    } finally {
+      req.signal.removeEventListener("abort", release);
       release();
-      throw error;
     }
   };
 }
@@ -294,8 +389,8 @@ function sweepRateLimitsSometimes(db: Database): void {
 /**
  * One credential may hold at most half the request pool (and waits in its own line for at most
  * DB_ACQUIRE_TIMEOUT_MS), so one caller's slow requests never take every connection from the
- * others. Keyed by the Authorization header, before any database work; held until the answer's
- * body has been sent.
+ * others. Keyed by the Authorization header, before any database work; held until the answer
+ * has been made (or the client has left).
  */
 let slots: { limit: number; wait: number; value: KeyedSlots } | undefined;
 function credentialSlots(): KeyedSlots {
@@ -305,45 +400,6 @@ function credentialSlots(): KeyedSlots {
   if (slots?.limit !== limit || slots.wait !== wait)
     slots = { limit, wait, value: createKeyedSlots(limit, wait) };
   return slots.value;
-}
-
-/** The same response, calling `release` once its body has been read to the end or abandoned. */
-function releasedAtEnd(response: Response, releaseSlot: () => void): Response {
-  // A body nobody reads or cancels must not hold the slot for long.
-  const timer = setTimeout(releaseSlot, 30_000);
-  timer.unref?.();
-  const release = () => {
-    clearTimeout(timer);
-    releaseSlot();
-  };
-  if (!response.body) {
-    release();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          release();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (error) {
-        release();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      release();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
 }
 
 /** 405 for GET (no server-initiated stream: the service is stateless) and DELETE (no sessions). */

@@ -204,6 +204,25 @@ describe("answers as Accept asks", () => {
     });
   });
 
+  it("a plain tools/list, answered from the listing made once, is byte for byte the SDK's own answer", async () => {
+    // `_meta` makes the request not plain: the SDK answers it in full, and ignores `_meta` here.
+    const apiKey = user("active").apiKey;
+    for (const accept of ["application/json, text/event-stream", "application/json"])
+      for (const version of ["2025-06-18", "2024-11-05"])
+        for (const id of [41, "list-42", 0]) {
+          const options = { apiKey, accept, headers: { "mcp-protocol-version": version } };
+          const plain = await rpc(mcpUrl, { ...listTools, id }, options);
+          const bare = await rpc(mcpUrl, { jsonrpc: "2.0", id, method: "tools/list" }, options);
+          const full = await rpc(mcpUrl, { ...listTools, id, params: { _meta: {} } }, options);
+          expect(plain.status).toBe(200);
+          expect(plain.text).toBe(full.text);
+          expect(bare.text).toBe(full.text);
+          expect(plain.contentType).toBe(full.contentType);
+          expect(z.object({ id: z.unknown() }).parse(plain.body).id).toBe(id);
+          expect(plain.text).not.toContain("placeholder");
+        }
+  });
+
   it("answers 202 with no body to a notification", async () => {
     const answer = await rpc(
       mcpUrl,
