@@ -10,6 +10,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
+import { prepareStatements } from "./pglite-prepared";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -44,7 +45,8 @@ export async function openDatabase(options: {
 }): Promise<Handle> {
   const config = { schema, casing: "snake_case" as const };
   if (!options.url) {
-    const { PGlite } = await import("@electric-sql/pglite");
+    const pglite = await import("@electric-sql/pglite");
+    const { PGlite } = pglite;
     // The extensions the migrations create (transaction search, 0004).
     const extensions = {
       pg_trgm: (await import("@electric-sql/pglite/contrib/pg_trgm")).pg_trgm,
@@ -59,6 +61,13 @@ export async function openDatabase(options: {
       mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
       client = new PGlite(path.resolve(dir), { extensions });
     }
+    if (getEnv().DB_PREPARED_STATEMENTS)
+      prepareStatements(client, pglite, {
+        maxText: PREPARED_TEXT_MAX,
+        maxParams: PREPARED_PARAMS_MAX,
+        maxStatements: PREPARED_STATEMENTS_MAX,
+        skipMarker: PLANNED_EACH_RUN,
+      });
     if (options.observe) observeCalls(client, ["query", "exec"], options.observe);
     const db = drizzle({ client, ...config });
     if (options.migrate !== false) {
@@ -134,6 +143,8 @@ type Purpose = "requests" | "sync";
 /** Statements longer than this, or with more parameters, are not kept prepared (bulk writes vary in shape). */
 const PREPARED_TEXT_MAX = 16_000;
 const PREPARED_PARAMS_MAX = 100;
+/** Statements PGlite keeps prepared at most (its one session holds them all). */
+const PREPARED_STATEMENTS_MAX = 2_000;
 
 /**
  * A statement whose text holds this comment is planned for its values on every run, never kept
@@ -155,6 +166,11 @@ function prepareOncePerConnection(pool: object): void {
   const target = pool as { query: (config: unknown, ...rest: unknown[]) => unknown };
   const query = target.query;
   target.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+    // `query(text, values)` (db/fixed-statement.ts) is prepared the same as a config object.
+    if (typeof config === "string") {
+      config = { text: config, values: Array.isArray(rest[0]) ? rest[0] : [] };
+      rest = rest.slice(1);
+    }
     if (
       typeof config === "object" &&
       config !== null &&
@@ -168,13 +184,21 @@ function prepareOncePerConnection(pool: object): void {
         (values?.length ?? 0) <= PREPARED_PARAMS_MAX &&
         !text.includes(PLANNED_EACH_RUN)
       )
-        config = {
-          ...config,
-          name: `ll_${createHash("sha256").update(text).digest("base64url").slice(0, 32)}`,
-        };
+        config = { ...config, name: statementName(text) };
     }
     return query.call(this, config, ...rest);
   };
+}
+
+/** A statement's name: a hash of its text, computed once per text. */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `ll_${createHash("sha256").update(text).digest("base64url").slice(0, 32)}`;
+    if (statementNames.size < 5_000) statementNames.set(text, name);
+  }
+  return name;
 }
 
 /** Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered. */

@@ -3,8 +3,9 @@
  * page. It records who called what, through which credential, how it ended and how long it
  * took. Never the credential itself, never the arguments (they can name merchants and amounts).
  */
-import { and, desc, eq, ne } from "drizzle-orm";
+import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { apiKeys, oauthClients, toolCalls } from "@/db/schema";
 import { defer } from "@/lib/deferred";
 
@@ -23,15 +24,28 @@ export interface ToolCallRecord {
   durationMs: number;
 }
 
-const rowOf = (call: ToolCallRecord) => ({
-  userId: call.userId,
-  credentialKind: call.credentialKind,
-  apiKeyId: call.apiKeyId ?? null,
-  oauthClientId: call.oauthClientId ?? null,
-  tool: call.tool,
-  status: call.status,
-  durationMs: Math.max(0, Math.round(call.durationMs)),
-});
+const p = sql.placeholder;
+
+/** One statement for a batch of any size (its rows as arrays), so its text never changes. */
+const insertCalls = fixedStatement(
+  sql`insert into tool_calls (id, user_id, credential_kind, api_key_id, oauth_client_id, tool, status, duration_ms)
+      select * from unnest(${p("ids")}::text[], ${p("users")}::text[], ${p("kinds")}::text[],
+        ${p("keys")}::text[], ${p("clients")}::text[], ${p("tools")}::text[], ${p("statuses")}::text[],
+        ${p("durations")}::int[])`,
+);
+
+function insertToolCalls(db: Database, calls: ToolCallRecord[]): Promise<unknown> {
+  return runFixed(db, insertCalls, {
+    ids: calls.map(() => crypto.randomUUID()),
+    users: calls.map((c) => c.userId),
+    kinds: calls.map((c) => c.credentialKind),
+    keys: calls.map((c) => c.apiKeyId ?? null),
+    clients: calls.map((c) => c.oauthClientId ?? null),
+    tools: calls.map((c) => c.tool),
+    statuses: calls.map((c) => c.status),
+    durations: calls.map((c) => Math.max(0, Math.round(c.durationMs))),
+  });
+}
 
 interface Batch {
   rows: ToolCallRecord[];
@@ -64,7 +78,7 @@ export function recordToolCallLater(db: Database, call: ToolCallRecord): void {
     batch.written = (async () => {
       await previous;
       if (state.next === batch) state.next = undefined; // later calls start the next batch
-      await db.insert(toolCalls).values(batch.rows.map(rowOf));
+      await insertToolCalls(db, batch.rows);
     })();
     state.current = batch.written.catch(() => undefined);
     return batch.written;

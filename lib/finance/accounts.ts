@@ -48,21 +48,9 @@ export interface AccountRow {
   connectionStatus: string;
 }
 
-/** The user's accounts with their institution, ordered by institution, type and name. */
-export async function listAccounts(
-  db: Database,
-  userId: string,
-  options: {
-    types?: AccountType[] | undefined;
-    connectionId?: string | undefined;
-    includeClosed?: boolean;
-  } = {},
-): Promise<AccountRow[]> {
-  const conditions: SQL[] = [eq(bankAccounts.userId, userId)];
-  if (options.types && options.types.length > 0) conditions.push(inArray(bankAccounts.type, options.types));
-  if (options.connectionId) conditions.push(eq(bankAccounts.connectionId, options.connectionId));
-  if (!options.includeClosed) conditions.push(eq(bankAccounts.isClosed, false));
-  const rows = await db
+/** The select of `listAccounts` under `conditions`, in its order. */
+function accountsQuery(db: Database, conditions: SQL | undefined) {
+  return db
     .select({
       id: bankAccounts.id,
       name: bankAccounts.name,
@@ -82,8 +70,49 @@ export async function listAccounts(
     })
     .from(bankAccounts)
     .innerJoin(bankConnections, eq(bankConnections.id, bankAccounts.connectionId))
-    .where(and(...conditions))
+    .where(conditions)
     .orderBy(bankConnections.institutionName, bankAccounts.type, bankAccounts.name, bankAccounts.id);
+}
+
+/**
+ * The most frequent question (every open account: list_accounts' defaults, net worth, the
+ * overview) as a query built once per database: drizzle builds its text once, not per call.
+ * Unnamed: the request pool names (prepares) every statement itself, unless a pooler forbids it
+ * (DB_PREPARED_STATEMENTS=0, db/index.ts).
+ */
+const openAccountsOf = new WeakMap<Database, ReturnType<typeof prepareOpenAccounts>>();
+function prepareOpenAccounts(db: Database) {
+  return accountsQuery(
+    db,
+    and(eq(bankAccounts.userId, sql.placeholder("userId")), eq(bankAccounts.isClosed, false)),
+  ).prepare("");
+}
+
+/** The user's accounts with their institution, ordered by institution, type and name. */
+export async function listAccounts(
+  db: Database,
+  userId: string,
+  options: {
+    types?: AccountType[] | undefined;
+    connectionId?: string | undefined;
+    includeClosed?: boolean;
+  } = {},
+): Promise<AccountRow[]> {
+  let rows: Awaited<ReturnType<typeof accountsQuery>>;
+  if ((options.types?.length ?? 0) === 0 && !options.connectionId && !options.includeClosed) {
+    let open = openAccountsOf.get(db);
+    if (!open) {
+      open = prepareOpenAccounts(db);
+      openAccountsOf.set(db, open);
+    }
+    rows = await open.execute({ userId });
+  } else {
+    const conditions: SQL[] = [eq(bankAccounts.userId, userId)];
+    if (options.types && options.types.length > 0) conditions.push(inArray(bankAccounts.type, options.types));
+    if (options.connectionId) conditions.push(eq(bankAccounts.connectionId, options.connectionId));
+    if (!options.includeClosed) conditions.push(eq(bankAccounts.isClosed, false));
+    rows = await accountsQuery(db, and(...conditions));
+  }
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

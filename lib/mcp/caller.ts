@@ -12,10 +12,10 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { type FixedStatement, fixedStatement, runFixed } from "@/db/fixed-statement";
 import type { ConnectionStatus } from "@/db/schema";
 import { type AccessState, computeAccess } from "@/lib/access";
 import { hashSecret, isWellFormedApiKey, KEY_PREFIX } from "@/lib/api-keys";
-import { executeRows } from "@/lib/finance/sql";
 import { parseScope } from "@/lib/oauth/scopes";
 import { looksLike, SECRET_PREFIX } from "@/lib/oauth/secrets";
 import { rateLimitWindow } from "@/lib/rate-limit";
@@ -42,54 +42,48 @@ export interface LoadCallerOptions {
   cost?: number;
 }
 
-/** The caller for a bearer `token`, or null when it is no live credential. Throws when the database fails. */
-export async function loadCaller(
-  db: Database,
-  token: string,
-  options: LoadCallerOptions,
-): Promise<Caller | null> {
-  const isKey = token.startsWith(`${KEY_PREFIX}_`);
-  if (isKey ? !isWellFormedApiKey(token) : !looksLike(SECRET_PREFIX.accessToken, token)) return null;
-  const now = options.now ?? new Date();
-  const cost = options.cost ?? 1;
-  const { windowStart, retryAfterSeconds } = rateLimitWindow(now);
-  const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
-  const hash = hashSecret(token);
+const p = sql.placeholder;
 
+/**
+ * The statement for an API key or an OAuth token, counted against the limit or not: four texts,
+ * each rendered once (db/fixed-statement.ts).
+ */
+const callerStatements = new Map<string, FixedStatement>();
+function callerStatement(isKey: boolean, counted: boolean): FixedStatement {
+  const key = `${isKey} ${counted}`;
+  let statement = callerStatements.get(key);
+  if (statement) return statement;
   const credential: SQL = isKey
     ? sql`select 'api_key' as kind, k.id as credential_id, k.user_id, null::text as client_id,
              null::text as scope, null::timestamptz as expires_at, 'api_key:' || k.id as bucket
           from api_keys k
-          where k.key_hash = ${hash} and k.revoked_at is null and k.rotated_at is null`
+          where k.key_hash = ${p("hash")} and k.revoked_at is null and k.rotated_at is null`
     : sql`select 'oauth' as kind, t.grant_id as credential_id, t.user_id, t.client_id,
              t.scope, t.expires_at, 'oauth:' || t.grant_id as bucket
           from oauth_tokens t
           join oauth_grants g on g.id = t.grant_id and g.user_id = t.user_id
-          where t.token_hash = ${hash} and t.kind = 'access' and t.resource = ${options.resource}
+          where t.token_hash = ${p("hash")} and t.kind = 'access' and t.resource = ${p("resource")}
             and t.revoked_at is null and g.revoked_at is null
-            and t.expires_at > ${now.toISOString()}::timestamptz
-            and g.expires_at > ${now.toISOString()}::timestamptz`;
+            and t.expires_at > ${p("now")}::timestamptz
+            and g.expires_at > ${p("now")}::timestamptz`;
   const touched: SQL = isKey
-    ? sql`update api_keys set last_used_at = ${now.toISOString()}::timestamptz
+    ? sql`update api_keys set last_used_at = ${p("now")}::timestamptz
           where id = (select credential_id from cred)
-            and (last_used_at is null or last_used_at < ${stale.toISOString()}::timestamptz)
+            and (last_used_at is null or last_used_at < ${p("stale")}::timestamptz)
           returning 1`
-    : sql`update oauth_grants set last_used_at = ${now.toISOString()}::timestamptz
+    : sql`update oauth_grants set last_used_at = ${p("now")}::timestamptz
           where id = (select credential_id from cred) and user_id = (select user_id from cred)
-            and (last_used_at is null or last_used_at < ${stale.toISOString()}::timestamptz)
+            and (last_used_at is null or last_used_at < ${p("stale")}::timestamptz)
           returning 1`;
-  const counted: SQL =
-    cost > 0
-      ? sql`insert into rate_limits (key, window_start, count)
-            select bucket, ${windowStart.toISOString()}::timestamptz, ${cost}::int from cred
-            on conflict (key, window_start) do update set count = rate_limits.count + excluded.count
-            returning count`
-      : sql`select 0 as count where false`;
-
-  const [row] = await executeRows(
-    db,
+  const countedRow: SQL = counted
+    ? sql`insert into rate_limits (key, window_start, count)
+          select bucket, ${p("windowStart")}::timestamptz, ${p("cost")}::int from cred
+          on conflict (key, window_start) do update set count = rate_limits.count + excluded.count
+          returning count`
+    : sql`select 0 as count where false`;
+  statement = fixedStatement(
     sql`with cred as (${credential} limit 1),
-      counted as (${counted}),
+      counted as (${countedRow}),
       touched as (${touched})
     select cred.kind, cred.credential_id, cred.user_id, cred.client_id, cred.scope,
       cred.expires_at::text as expires_at, u.timezone,
@@ -105,6 +99,29 @@ export async function loadCaller(
       ), '[]'::json) as connections
     from cred join users u on u.id = cred.user_id`,
   );
+  callerStatements.set(key, statement);
+  return statement;
+}
+
+/** The caller for a bearer `token`, or null when it is no live credential. Throws when the database fails. */
+export async function loadCaller(
+  db: Database,
+  token: string,
+  options: LoadCallerOptions,
+): Promise<Caller | null> {
+  const isKey = token.startsWith(`${KEY_PREFIX}_`);
+  if (isKey ? !isWellFormedApiKey(token) : !looksLike(SECRET_PREFIX.accessToken, token)) return null;
+  const now = options.now ?? new Date();
+  const cost = options.cost ?? 1;
+  const { windowStart, retryAfterSeconds } = rateLimitWindow(now);
+  const [row] = await runFixed(db, callerStatement(isKey, cost > 0), {
+    hash: hashSecret(token),
+    resource: options.resource,
+    now: now.toISOString(),
+    stale: new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString(),
+    windowStart: windowStart.toISOString(),
+    cost,
+  });
   if (!row) return null;
 
   const userId = String(row.user_id);

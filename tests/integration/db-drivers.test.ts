@@ -5,6 +5,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openDatabase, PLANNED_EACH_RUN } from "@/db";
+import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { users } from "@/db/schema";
 import { resetEnvCache } from "@/lib/env";
 import { testDatabaseKind } from "../helpers/db";
@@ -50,6 +51,52 @@ describe("database drivers", () => {
       await rm(root, { recursive: true, force: true });
     });
     expect(await tableNames(handle.db)).toContain("users");
+  });
+
+  it("keeps PGlite's statements prepared: answers equal to PGlite's own, one statement per text", async () => {
+    const handle = await openDatabase({ pgliteDir: "memory://" });
+    closers.push(handle.close);
+    await expectPreparedOnce(handle.db);
+    // Every kind of value the tools read, through the prepared path and through PGlite's own
+    // (a statement marked PLANNED_EACH_RUN takes PGlite's own path), in both row modes.
+    const [user] = await handle.db.insert(users).values({ email: "types@test.local" }).returning();
+    const typed = (marker: string) =>
+      sql.raw(`select 12345678901234::bigint as big, 1.10::numeric(12,2) as num, date '2026-02-28' as day,
+        timestamptz '2026-11-25 21:30:00+00' as at, '{"a":[1,null]}'::json as doc, array[1,2]::int[] as list,
+        null::text as nothing, true as yes, 'é ü'::text as word ${marker}`);
+    for (let run = 0; run < 2; run++) {
+      const prepared = await handle.db.execute(typed(""));
+      const plain = await handle.db.execute(typed(PLANNED_EACH_RUN));
+      expect(JSON.stringify(prepared)).toBe(JSON.stringify(plain).replace(PLANNED_EACH_RUN, ""));
+    }
+    const [viaBuilder] = await handle.db
+      .select()
+      .from(users)
+      .where(eq(users.id, user?.id ?? ""));
+    expect(viaBuilder).toEqual(user);
+    const kept = z
+      .object({ rows: z.array(z.object({ statement: z.string() })) })
+      .parse(
+        await handle.db.execute(
+          sql`select statement from pg_prepared_statements where statement like '%as big%' and statement not like '%pg_prepared%'`,
+        ),
+      ).rows;
+    expect(kept).toHaveLength(1);
+    expect(kept[0]?.statement).not.toContain(PLANNED_EACH_RUN);
+    // A failing run reports PostgreSQL's error (unique violation) and leaves the session usable.
+    await expect(handle.db.insert(users).values({ email: "types@test.local" })).rejects.toMatchObject({
+      cause: { code: "23505" },
+    });
+    await expect(handle.db.execute(sql`select nope from nowhere`)).rejects.toThrow();
+    // Inside a transaction PGlite's own path runs, and a rollback leaves nothing behind.
+    await handle.db
+      .transaction(async (tx) => {
+        await tx.insert(users).values({ email: "rolled-back@test.local" });
+        throw new Error("roll back");
+      })
+      .catch(() => undefined);
+    expect(await handle.db.select().from(users).where(eq(users.email, "rolled-back@test.local"))).toEqual([]);
+    await expectPreparedOnce(handle.db);
   });
 
   it.runIf(pgUrl)("applies the same migrations on the real PostgreSQL server", async () => {
@@ -158,4 +205,14 @@ async function expectPreparedOnce(db: Awaited<ReturnType<typeof openDatabase>>["
     ),
   ).rows;
   expect(prepared).toHaveLength(1);
+  // A fixed statement (its text rendered once, run through the driver with its values) too.
+  const fixed = fixedStatement(sql`select ${sql.placeholder("n")}::int * 5 as quintupled`);
+  for (const n of [2, 4]) expect((await runFixed(db, fixed, { n }))[0]?.quintupled).toBe(n * 5);
+  const kept = z.object({ rows: z.array(z.object({ statement: z.string() })) }).parse(
+    await db.execute(
+      sql`select statement from pg_prepared_statements
+          where name like 'll\_%' and statement like '%as quintupled%' and statement not like '%pg_prepared%'`,
+    ),
+  ).rows;
+  expect(kept).toHaveLength(1);
 }

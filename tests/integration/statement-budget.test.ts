@@ -150,7 +150,8 @@ describe("statements and round trips per MCP request", () => {
       await locker.query("begin");
       await locker.query("lock table tool_calls in share mode");
       counter.take();
-      const activityInserts = () => counter.texts.filter((t) => /^insert into "tool_calls"/.test(t)).length;
+      const activityInserts = () =>
+        counter.texts.filter((t) => /^insert into "?tool_calls"? /.test(t)).length;
       await send(rpc("tools/call", { name: "list_accounts" }));
       while (activityInserts() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       // Three more calls, each answered and its deferred task run while that insert waits.
