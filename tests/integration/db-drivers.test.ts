@@ -74,15 +74,9 @@ describe("database drivers", () => {
       .from(users)
       .where(eq(users.id, user?.id ?? ""));
     expect(viaBuilder).toEqual(user);
-    const kept = z
-      .object({ rows: z.array(z.object({ statement: z.string() })) })
-      .parse(
-        await handle.db.execute(
-          sql`select statement from pg_prepared_statements where statement like '%as big%' and statement not like '%pg_prepared%'`,
-        ),
-      ).rows;
+    const kept = await preparedHolding(handle.db, "as big");
     expect(kept).toHaveLength(1);
-    expect(kept[0]?.statement).not.toContain(PLANNED_EACH_RUN);
+    expect(kept[0]).not.toContain(PLANNED_EACH_RUN);
     // A failing run reports PostgreSQL's error (unique violation) and leaves the session usable.
     await expect(handle.db.insert(users).values({ email: "types@test.local" })).rejects.toMatchObject({
       cause: { code: "23505" },
@@ -150,14 +144,7 @@ describe("database drivers", () => {
         ).rows;
       expect(rows[0]?.tripled).toBe(n * 3);
     }
-    const kept = z
-      .object({ rows: z.array(z.object({ n: z.unknown() })) })
-      .parse(
-        await handle.db.execute(
-          sql`select count(*) as n from pg_prepared_statements where statement like '%as tripled%' and statement not like '%pg_prepared%'`,
-        ),
-      ).rows;
-    expect(Number(kept[0]?.n)).toBe(0);
+    expect(await preparedHolding(handle.db, "as tripled")).toEqual([]);
   });
 
   it.runIf(pgUrl)(
@@ -198,21 +185,21 @@ async function expectPreparedOnce(db: Awaited<ReturnType<typeof openDatabase>>["
   expect([first?.doubled, second?.doubled]).toEqual([6, 42]);
   // Sequential statements reuse the pool's one idle connection.
   expect(second?.pid).toBe(first?.pid);
-  const prepared = z.object({ rows: z.array(z.object({ statement: z.string() })) }).parse(
-    await db.execute(
-      sql`select statement from pg_prepared_statements
-          where name like 'll\_%' and statement like '%as doubled%' and statement not like '%pg_prepared%'`,
-    ),
-  ).rows;
-  expect(prepared).toHaveLength(1);
+  expect(await preparedHolding(db, "as doubled")).toHaveLength(1);
   // A fixed statement (its text rendered once, run through the driver with its values) too.
   const fixed = fixedStatement(sql`select ${sql.placeholder("n")}::int * 5 as quintupled`);
   for (const n of [2, 4]) expect((await runFixed(db, fixed, { n }))[0]?.quintupled).toBe(n * 5);
-  const kept = z.object({ rows: z.array(z.object({ statement: z.string() })) }).parse(
-    await db.execute(
-      sql`select statement from pg_prepared_statements
-          where name like 'll\_%' and statement like '%as quintupled%' and statement not like '%pg_prepared%'`,
-    ),
-  ).rows;
-  expect(kept).toHaveLength(1);
+  expect(await preparedHolding(db, "as quintupled")).toHaveLength(1);
+}
+
+/** The texts of the session's statements we keep prepared (named `ll_…`) that hold `text`. */
+async function preparedHolding(db: Awaited<ReturnType<typeof openDatabase>>["db"], text: string) {
+  const result = await db.execute(
+    sql`select statement from pg_prepared_statements
+        where name like 'll\_%' and statement like ${`%${text}%`} and statement not like '%pg_prepared%'`,
+  );
+  return z
+    .object({ rows: z.array(z.object({ statement: z.string() })) })
+    .parse(result)
+    .rows.map((r) => r.statement);
 }
