@@ -37,3 +37,21 @@ export async function runFixed(
   const result = await client.query(statement.text, fillPlaceholders(statement.params, values));
   return result.rows;
 }
+
+/**
+ * `build(db)` once per database, for queries drizzle prepares (`.prepare("")`, with
+ * `sql.placeholder` for their values): a prepared query belongs to one database's session, and
+ * building it once spares every later call drizzle's query building. Unnamed: the request pool
+ * names (prepares) every statement itself, unless a pooler forbids it (DB_PREPARED_STATEMENTS=0).
+ */
+export function perDatabase<T>(build: (db: Database) => T): (db: Database) => T {
+  const built = new WeakMap<Database, T>();
+  return (db) => {
+    let value = built.get(db);
+    if (value === undefined) {
+      value = build(db);
+      built.set(db, value);
+    }
+    return value;
+  };
+}

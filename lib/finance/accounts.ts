@@ -11,6 +11,7 @@
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { perDatabase } from "@/db/fixed-statement";
 import type { AccountType } from "@/db/schema";
 import { balanceSnapshots, bankAccounts, bankConnections } from "@/db/schema";
 import { groupByCurrency } from "./currency";
@@ -74,19 +75,13 @@ function accountsQuery(db: Database, conditions: SQL | undefined) {
     .orderBy(bankConnections.institutionName, bankAccounts.type, bankAccounts.name, bankAccounts.id);
 }
 
-/**
- * The most frequent question (every open account: list_accounts' defaults, net worth, the
- * overview) as a query built once per database: drizzle builds its text once, not per call.
- * Unnamed: the request pool names (prepares) every statement itself, unless a pooler forbids it
- * (DB_PREPARED_STATEMENTS=0, db/index.ts).
- */
-const openAccountsOf = new WeakMap<Database, ReturnType<typeof prepareOpenAccounts>>();
-function prepareOpenAccounts(db: Database) {
-  return accountsQuery(
+/** The most frequent question (every open account: list_accounts' defaults, the overview), built once. */
+const openAccounts = perDatabase((db) =>
+  accountsQuery(
     db,
     and(eq(bankAccounts.userId, sql.placeholder("userId")), eq(bankAccounts.isClosed, false)),
-  ).prepare("");
-}
+  ).prepare(""),
+);
 
 /** The user's accounts with their institution, ordered by institution, type and name. */
 export async function listAccounts(
@@ -100,12 +95,7 @@ export async function listAccounts(
 ): Promise<AccountRow[]> {
   let rows: Awaited<ReturnType<typeof accountsQuery>>;
   if ((options.types?.length ?? 0) === 0 && !options.connectionId && !options.includeClosed) {
-    let open = openAccountsOf.get(db);
-    if (!open) {
-      open = prepareOpenAccounts(db);
-      openAccountsOf.set(db, open);
-    }
-    rows = await open.execute({ userId });
+    rows = await openAccounts(db).execute({ userId });
   } else {
     const conditions: SQL[] = [eq(bankAccounts.userId, userId)];
     if (options.types && options.types.length > 0) conditions.push(inArray(bankAccounts.type, options.types));
@@ -165,12 +155,8 @@ export interface BalanceTotals {
   byType: Array<{ type: AccountType; cents: number; count: number }>;
 }
 
-/**
- * Current balances summed in SQL by currency and account type over open accounts (net worth
- * now): one entry per currency, in code order.
- */
-export async function getBalanceTotals(db: Database, userId: string): Promise<BalanceTotals[]> {
-  const rows = await db
+const balanceTotals = perDatabase((db) =>
+  db
     .select({
       currency: bankAccounts.currency,
       type: bankAccounts.type,
@@ -178,9 +164,18 @@ export async function getBalanceTotals(db: Database, userId: string): Promise<Ba
       count: sql<string>`count(*)`,
     })
     .from(bankAccounts)
-    .where(and(eq(bankAccounts.userId, userId), eq(bankAccounts.isClosed, false)))
+    .where(and(eq(bankAccounts.userId, sql.placeholder("userId")), eq(bankAccounts.isClosed, false)))
     .groupBy(bankAccounts.currency, bankAccounts.type)
-    .orderBy(bankAccounts.currency, bankAccounts.type);
+    .orderBy(bankAccounts.currency, bankAccounts.type)
+    .prepare(""),
+);
+
+/**
+ * Current balances summed in SQL by currency and account type over open accounts (net worth
+ * now): one entry per currency, in code order.
+ */
+export async function getBalanceTotals(db: Database, userId: string): Promise<BalanceTotals[]> {
+  const rows = await balanceTotals(db).execute({ userId });
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     let assetsCents = 0;
     let liabilitiesCents = 0;
@@ -247,12 +242,17 @@ export async function getNetWorth(
   return { totals, history, historyStart };
 }
 
-/** The first snapshot date of the user, or null when there is no history yet. */
-async function getHistoryStart(db: Database, userId: string): Promise<string | null> {
-  const [row] = await db
+const historyStart = perDatabase((db) =>
+  db
     .select({ first: sql<string | null>`min(${balanceSnapshots.date})::text` })
     .from(balanceSnapshots)
-    .where(eq(balanceSnapshots.userId, userId));
+    .where(eq(balanceSnapshots.userId, sql.placeholder("userId")))
+    .prepare(""),
+);
+
+/** The first snapshot date of the user, or null when there is no history yet. */
+async function getHistoryStart(db: Database, userId: string): Promise<string | null> {
+  const [row] = await historyStart(db).execute({ userId });
   return row?.first ?? null;
 }
 

@@ -18,6 +18,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { perDatabase } from "@/db/fixed-statement";
 import { bankAccounts } from "@/db/schema";
 import { categoryKind } from "./categories";
 import { listDebts, paymentStatus } from "./liabilities";
@@ -59,9 +60,8 @@ export interface UpcomingBills {
   cash: CashProjection[];
 }
 
-/** Current cash per currency: SQL sums of open depository balances. */
-async function getCashByCurrency(db: Database, userId: string): Promise<Map<string, number>> {
-  const rows = await db
+const cashByCurrency = perDatabase((db) =>
+  db
     .select({
       currency: bankAccounts.currency,
       cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
@@ -69,12 +69,18 @@ async function getCashByCurrency(db: Database, userId: string): Promise<Map<stri
     .from(bankAccounts)
     .where(
       and(
-        eq(bankAccounts.userId, userId),
+        eq(bankAccounts.userId, sql.placeholder("userId")),
         eq(bankAccounts.type, "depository"),
         eq(bankAccounts.isClosed, false),
       ),
     )
-    .groupBy(bankAccounts.currency);
+    .groupBy(bankAccounts.currency)
+    .prepare(""),
+);
+
+/** Current cash per currency: SQL sums of open depository balances. */
+async function getCashByCurrency(db: Database, userId: string): Promise<Map<string, number>> {
+  const rows = await cashByCurrency(db).execute({ userId });
   return new Map(rows.map((r) => [r.currency, toCents(r.cents)]));
 }
 

@@ -25,6 +25,7 @@
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { perDatabase } from "@/db/fixed-statement";
 import { balanceSnapshots, bankAccounts, bankConnections, liabilities, transactions } from "@/db/schema";
 import { groupByCurrency } from "./currency";
 import { ratio, toCents, toCentsOrNull, toNumberOrNull } from "./money";
@@ -63,11 +64,9 @@ export interface DebtRow {
   maturityDate: string | null;
 }
 
-/**
- * Open credit and loan accounts with their liability details (accounts the provider sent no
- * details for are still listed, kind from the account type).
- */
-export async function listDebts(db: Database, userId: string, kinds?: LiabilityKind[]): Promise<DebtRow[]> {
+/** The debts query for one set of kinds, built once per database (db/fixed-statement.ts). */
+function debtsQuery(db: Database, kinds: LiabilityKind[] | undefined) {
+  const userId = sql.placeholder("userId");
   const kind = sql<LiabilityKind>`coalesce(${liabilities.kind}, case when ${bankAccounts.type} = 'credit' then 'credit' else 'other' end)`;
   const conditions: SQL[] = [
     eq(bankAccounts.userId, userId),
@@ -95,7 +94,7 @@ export async function listDebts(db: Database, userId: string, kinds?: LiabilityK
     join ${balanceSnapshots} s on s.account_id = ${bankAccounts.id} and s.date = ${closeOf(sql`k`)}
     where ${paidBetween(sql`s.date`, closeOf(sql`k - 1`))} >= s.current_balance_minor
   )`;
-  const rows = await db
+  return db
     .select({
       accountId: bankAccounts.id,
       name: bankAccounts.name,
@@ -123,7 +122,24 @@ export async function listDebts(db: Database, userId: string, kinds?: LiabilityK
     .innerJoin(bankConnections, eq(bankConnections.id, bankAccounts.connectionId))
     .leftJoin(liabilities, and(eq(liabilities.accountId, bankAccounts.id), eq(liabilities.userId, userId)))
     .where(and(...conditions))
-    .orderBy(bankAccounts.type, bankConnections.institutionName, bankAccounts.name, bankAccounts.id);
+    .orderBy(bankAccounts.type, bankConnections.institutionName, bankAccounts.name, bankAccounts.id)
+    .prepare("");
+}
+const debtQueries = perDatabase(() => new Map<string, ReturnType<typeof debtsQuery>>());
+
+/**
+ * Open credit and loan accounts with their liability details (accounts the provider sent no
+ * details for are still listed, kind from the account type).
+ */
+export async function listDebts(db: Database, userId: string, kinds?: LiabilityKind[]): Promise<DebtRow[]> {
+  const queries = debtQueries(db);
+  const key = (kinds ?? []).join(",");
+  let query = queries.get(key);
+  if (!query) {
+    query = debtsQuery(db, kinds);
+    queries.set(key, query);
+  }
+  const rows = await query.execute({ userId });
   return rows.map((r) => ({
     accountId: r.accountId,
     name: r.name,

@@ -8,6 +8,7 @@ import { openDatabase, PLANNED_EACH_RUN } from "@/db";
 import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { users } from "@/db/schema";
 import { resetEnvCache } from "@/lib/env";
+import { getBalanceTotals, listAccounts } from "@/lib/finance/accounts";
 import { testDatabaseKind } from "../helpers/db";
 import { startWsProxy } from "../helpers/ws-proxy";
 
@@ -156,6 +157,12 @@ describe("database drivers", () => {
         const handle = await openDatabase({ url: pgUrl, driver: "pg" });
         closers.push(handle.close);
         await handle.db.execute(sql`select 1 as unprepared_probe`);
+        // Neither the statements built once (drizzle's unnamed prepared queries, fixed texts).
+        await listAccounts(handle.db, "no-such-user");
+        await getBalanceTotals(handle.db, "no-such-user");
+        await runFixed(handle.db, fixedStatement(sql`select ${sql.placeholder("n")}::int as fixed_probe`), {
+          n: 1,
+        });
         const prepared = z
           .object({ rows: z.array(z.object({ n: z.unknown() })) })
           .parse(await handle.db.execute(sql`select count(*) as n from pg_prepared_statements`)).rows;
