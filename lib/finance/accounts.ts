@@ -16,7 +16,7 @@ import type { AccountType } from "@/db/schema";
 import { balanceSnapshots, bankAccounts, bankConnections } from "@/db/schema";
 import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
-import { addDays, addMonths, endOfMonth } from "./periods";
+import { addDays, addMonths, datesUntil, endOfMonth } from "./periods";
 import { executeRows, text } from "./sql";
 
 export const ACCOUNT_TYPES = [
@@ -206,7 +206,7 @@ function historyDates(today: string, months: number, interval: NetWorthInterval)
   const start = addMonths(today, -months);
   const dates: string[] = [];
   if (interval === "day") {
-    for (let d = addDays(start, 1); d < today; d = addDays(d, 1)) dates.push(d);
+    dates.push(...datesUntil(addDays(start, 1), today));
   } else if (interval === "week") {
     // Sundays (ends of ISO weeks).
     const dow = new Date(`${start}T00:00:00Z`).getUTCDay();

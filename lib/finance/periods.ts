@@ -79,6 +79,14 @@ export function addDays(date: string, days: number): string {
   return fromUtc(new Date(toUtc(date).getTime() + days * DAY_MS));
 }
 
+/** Every date from `first` up to, not including, `end` (one Date per day, not two string parses). */
+export function datesUntil(first: string, end: string): string[] {
+  const dates: string[] = [];
+  const stop = toUtc(end).getTime();
+  for (let t = toUtc(first).getTime(); t < stop; t += DAY_MS) dates.push(fromUtc(new Date(t)));
+  return dates;
+}
+
 /** Whole days from `a` to `b` (b − a). */
 function daysBetween(a: string, b: string): number {
   return Math.round((toUtc(b).getTime() - toUtc(a).getTime()) / DAY_MS);

@@ -44,5 +44,11 @@ describe("minor units by currency (ISO 4217)", () => {
     expect(formatMoney(123456, "JPY")).toBe("¥123,456");
     expect(formatMoney(1234, "KWD")).toMatch(/^KWD\s1\.234$/);
     expect(formatMoney(150, "USDC")).toBe("1.50 USDC");
+    // Again, from the formatters made above (one per locale and currency, a refused code too).
+    expect(formatMoney(-5, "USD")).toBe("-$0.05");
+    expect(formatMoney(7, "JPY")).toBe("¥7");
+    expect(formatMoney(2, "USDC")).toBe("0.02 USDC");
+    expect(formatMoney(123456, "EUR", "de-DE")).toMatch(/^1\.234,56\s€$/);
+    expect(formatMoney(123456, "EUR")).toBe("€1,234.56");
   });
 });

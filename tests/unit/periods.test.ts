@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  addDays,
   addMonths,
+  datesUntil,
   isIsoDate,
   monthsToDate,
   PERIODS,
@@ -190,5 +192,16 @@ describe("spanOf", () => {
       end: "2025-01-20",
     });
     expect(spanOf([current])).toEqual(current);
+  });
+});
+
+describe("datesUntil", () => {
+  it("lists every day up to the end, across a leap day and a DST change, as addDays steps", () => {
+    const stepped: string[] = [];
+    for (let d = "2024-02-27"; d < "2024-11-04"; d = addDays(d, 1)) stepped.push(d);
+    expect(datesUntil("2024-02-27", "2024-11-04")).toEqual(stepped);
+    expect(stepped).toContain("2024-02-29");
+    expect(datesUntil("2024-03-01", "2024-03-01")).toEqual([]);
+    expect(datesUntil("2024-12-31", "2025-01-02")).toEqual(["2024-12-31", "2025-01-01"]);
   });
 });
