@@ -88,7 +88,7 @@ export function datesUntil(first: string, end: string): string[] {
 }
 
 /** Whole days from `a` to `b` (b − a). */
-function daysBetween(a: string, b: string): number {
+export function daysBetween(a: string, b: string): number {
   return Math.round((toUtc(b).getTime() - toUtc(a).getTime()) / DAY_MS);
 }
 

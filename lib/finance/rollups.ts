@@ -20,7 +20,7 @@ import {
   transactions,
 } from "@/db/schema";
 import { toCents } from "./money";
-import { addDays, addMonths, type DateRange, endOfMonth, startOfMonth } from "./periods";
+import { addDays, addMonths, type DateRange, daysBetween, endOfMonth, startOfMonth } from "./periods";
 import { countedForTotals } from "./rules";
 import { executeRows, text } from "./sql";
 import type { TransactionFilter } from "./transactions";
@@ -125,29 +125,44 @@ function joined(ranges: DateRange[]): DateRange[] {
 
 /**
  * `range` split into the whole months to read from the rollup and the days to read from the
- * rows: a month is read from the rollup only when it is inside `range` and each of `cuts` holds
- * all of it or none of it.
+ * rows: a month is read from the rollup only when each of `cuts` holds all of its part in `range`
+ * or none of it. The last days of a piece, from a month's 1st on, are read as that month from the
+ * rollup less the month's days after them (`minus`) when those are fewer: for a range that ends
+ * today they are days to come, with no rows, and the month's rollup replaces every row of the
+ * month so far.
  */
-export function splitRange(range: DateRange, cuts: DateRange[]): { months: DateRange[]; days: DateRange[] } {
+export function splitRange(
+  range: DateRange,
+  cuts: DateRange[],
+): { months: DateRange[]; days: DateRange[]; minus: DateRange[] } {
   // ISO dates compare as strings. Each piece between two cut points is inside or outside every cut.
   const points = [...new Set(cuts.flatMap((c) => [c.start, addDays(c.end, 1)]))]
     .filter((p) => p > range.start && p <= range.end)
     .sort();
   const months: DateRange[] = [];
   const days: DateRange[] = [];
+  const minus: DateRange[] = [];
+  /** The days from a month's 1st to `end`: the month less the days after, or the days themselves. */
+  const monthSoFar = (from: string, end: string) => {
+    const monthEnd = endOfMonth(from);
+    if (from === startOfMonth(from) && daysBetween(end, monthEnd) < daysBetween(from, end) + 1) {
+      months.push({ start: from, end: monthEnd });
+      minus.push({ start: addDays(end, 1), end: monthEnd });
+    } else days.push({ start: from, end });
+  };
   [range.start, ...points].forEach((start, i) => {
     const piece = { start, end: i < points.length ? addDays(points[i] as string, -1) : range.end };
     const whole = wholeMonths(piece);
     if (whole === null) {
-      days.push(piece);
+      monthSoFar(piece.start, piece.end);
       return;
     }
     const end = endOfMonth(whole.last);
     if (piece.start < whole.first) days.push({ start: piece.start, end: addDays(whole.first, -1) });
     months.push({ start: whole.first, end });
-    if (end < piece.end) days.push({ start: addDays(end, 1), end: piece.end });
+    if (end < piece.end) monthSoFar(addDays(end, 1), piece.end);
   });
-  return { months: joined(months), days: joined(days) };
+  return { months: joined(months), days: joined(days), minus };
 }
 
 /** The columns of `countedRows`. */
@@ -169,7 +184,9 @@ export const counted = {
  * The rows of `range` that count toward income and spending (rule 1 of rules.ts: no transfers),
  * as the subquery `counted` (columns in `counted`) whose sums of `amount` and `n` grouped by any
  * of its columns (the date only by month, or by ranges given as `cuts`) equal those over the
- * rows: the rollup for whole months, the rows themselves for the days around them. Pending rows
+ * rows: the rollup for whole months, the rows themselves for the days around them. A month whose
+ * range ends before the month does (a range to today) is read whole, less its days after the
+ * range, negated and dated the month's 1st (`splitRange`): usually no rows at all. Pending rows
  * count, as they do in the rows (a posted row replaces its pending one).
  *
  * With `byCategory` (the caller groups by nothing finer than currency, category and date) and no
@@ -187,13 +204,13 @@ export function countedRows(
   options: { accountIds?: string[] | undefined; cuts?: DateRange[]; byCategory?: boolean } = {},
 ): SQL {
   const { accountIds, cuts = [], byCategory = false } = options;
-  const { months, days } = splitRange(range, cuts);
+  const { months, days, minus } = splitRange(range, cuts);
   const anyOf = (conditions: Array<SQL | undefined>) =>
     conditions.length > 0 ? or(...conditions) : sql`false`;
   const ofAccounts = accountIds !== undefined && accountIds.length > 0;
   // Over months and days, its ranges decide between the rollup's and the rows' indexes: planned
   // for them on each run. Within one month (the common question), a kept plan costs least.
-  const planned = months.length > 0 && days.length > 0 ? sql.raw(PLANNED_EACH_RUN) : sql``;
+  const planned = months.length > 0 && days.length + minus.length > 0 ? sql.raw(PLANNED_EACH_RUN) : sql``;
   if (byCategory && !ofAccounts) {
     const cm = transactionCategoryMonths;
     const d = transactionDays;
@@ -211,7 +228,15 @@ export function countedRows(
         eq(d.isTransfer, false),
         anyOf(days.map((r) => between(d.date, r.start, r.end))),
       )}`;
-    return sql`(${rolled} union all ${daily}) ${planned} as counted`;
+    // A month read whole less its days after the range: those days' sums, negated, dated the 1st.
+    const less = sql`select ${d.currency}, ${d.category}, null::text, null::text,
+        date_trunc('month', ${d.date})::date, -(${d.inflowMinor} + ${d.outflowMinor}), -${d.count}
+      from ${d} where ${and(
+        eq(d.userId, userId),
+        eq(d.isTransfer, false),
+        anyOf(minus.map((r) => between(d.date, r.start, r.end))),
+      )}`;
+    return sql`(${rolled} union all ${daily}${minus.length > 0 ? sql` union all ${less}` : sql``}) ${planned} as counted`;
   }
   const m = transactionMonths;
   const t = transactions;
@@ -231,5 +256,13 @@ export function countedRows(
       anyOf(days.map((r) => between(t.date, r.start, r.end))),
       ofAccounts ? inArray(t.accountId, accountIds) : undefined,
     )}`;
-  return sql`(${rolled} union all ${raw}) ${planned} as counted`;
+  const less = sql`select ${t.currency}, ${t.category}, coalesce(${t.merchantName}, ${t.name}), ${t.accountId},
+      date_trunc('month', ${t.date})::date, -${t.amountMinor}, -1
+    from ${t} where ${and(
+      eq(t.userId, userId),
+      countedForTotals(),
+      anyOf(minus.map((r) => between(t.date, r.start, r.end))),
+      ofAccounts ? inArray(t.accountId, accountIds) : undefined,
+    )}`;
+  return sql`(${rolled} union all ${raw}${minus.length > 0 ? sql` union all ${less}` : sql``}) ${planned} as counted`;
 }

@@ -112,6 +112,8 @@ const RANGES = [
   { start: "2023-10-17", end: "2025-11-04" },
   { start: "2025-03-01", end: "2025-08-14" },
   { start: "2025-05-03", end: "2025-05-20" },
+  // Ends on the 27th: July is read whole less its last four days (rows there are subtracted).
+  { start: "2024-02-10", end: "2025-07-27" },
 ];
 
 const byFirst = <T extends [string, ...unknown[]]>(a: T, b: T) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -428,6 +430,18 @@ describe("the search summary over whole months", () => {
         { start: "2025-01-15", end: "2025-01-31" },
         { start: "2025-04-01", end: "2025-04-10" },
       ],
+      minus: [],
+    });
+    // Days from a month's 1st, more of them than the rest of the month: the month less the rest.
+    expect(splitRange({ start: "2025-01-15", end: "2025-04-27" }, [])).toEqual({
+      months: [{ start: "2025-02-01", end: "2025-04-30" }],
+      days: [{ start: "2025-01-15", end: "2025-01-31" }],
+      minus: [{ start: "2025-04-28", end: "2025-04-30" }],
+    });
+    expect(splitRange({ start: "2025-11-01", end: "2025-11-25" }, [])).toEqual({
+      months: [{ start: "2025-11-01", end: "2025-11-30" }],
+      days: [],
+      minus: [{ start: "2025-11-26", end: "2025-11-30" }],
     });
     // The last 12 months against the 12 before: the two months the cut runs through are days.
     const current = { start: "2024-11-11", end: "2025-11-10" };
@@ -442,11 +456,20 @@ describe("the search summary over whole months", () => {
         { start: "2024-11-01", end: "2024-11-30" },
         { start: "2025-11-01", end: "2025-11-10" },
       ],
+      minus: [],
     });
     // Weeks: February 2021 runs Monday 1st to Sunday 28th, yet no week holds all of it.
     const february = { start: "2021-02-01", end: "2021-02-28" };
-    expect(splitRange(february, bucketsOf(february, "week"))).toEqual({ months: [], days: [february] });
-    expect(splitRange(february, bucketsOf(february, "month"))).toEqual({ months: [february], days: [] });
+    expect(splitRange(february, bucketsOf(february, "week"))).toEqual({
+      months: [],
+      days: [february],
+      minus: [],
+    });
+    expect(splitRange(february, bucketsOf(february, "month"))).toEqual({
+      months: [february],
+      days: [],
+      minus: [],
+    });
   });
 
   it("equals the sum of the raw rows for every rollable filter and range", async () => {
