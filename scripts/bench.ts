@@ -14,8 +14,9 @@
  *    the heavy questions (`VARIANTS`), then `ping` again (ratios use its faster run); and, as the
  *    reference, the MCP library's own hello world
  *    (mcp-handler with one echo tool: app/api/bench-echo, built only with BENCH_BUILD=1) served
- *    by the same server in the same run. Prints requests/s, p50 and p99 latency, the answer's
- *    size, each tool's p50 and p99 as multiples of ping's p50, the server's CPU per request (its
+ *    by the same server in the same run. Prints requests/s, p50 and p99 latency (to the
+ *    microsecond, from every 2xx answer's time; autocannon's own are whole milliseconds), the
+ *    answer's size, each tool's p50 and p99 as multiples of ping's p50, the server's CPU per request (its
  *    processes' user + system time from /proc, over the run), with PostgreSQL the database's CPU
  *    per request (every local `postgres` process) and throughput as a ratio to the reference
  *    (tools/call against the echo tool's tools/call, tools/list against its tools/list).
