@@ -221,22 +221,17 @@ export function countedRows(
         eq(cm.isTransfer, false),
         anyOf(months.map((r) => between(cm.month, r.start, r.end))),
       )}`;
-    const daily = sql`select ${d.currency}, ${d.category}, null::text, null::text, ${d.date},
-        ${d.inflowMinor} + ${d.outflowMinor}, ${d.count}
+    // The days' sums; for `minus` (a month read whole less its days after the range) negated and
+    // dated the month's 1st.
+    const daysOf = (ranges: DateRange[], less: boolean) => sql`select ${d.currency}, ${d.category},
+        null::text, null::text, ${less ? sql`date_trunc('month', ${d.date})::date` : d.date},
+        ${less ? sql`-` : sql``}(${d.inflowMinor} + ${d.outflowMinor}), ${less ? sql`-` : sql``}${d.count}
       from ${d} where ${and(
         eq(d.userId, userId),
         eq(d.isTransfer, false),
-        anyOf(days.map((r) => between(d.date, r.start, r.end))),
+        anyOf(ranges.map((r) => between(d.date, r.start, r.end))),
       )}`;
-    // A month read whole less its days after the range: those days' sums, negated, dated the 1st.
-    const less = sql`select ${d.currency}, ${d.category}, null::text, null::text,
-        date_trunc('month', ${d.date})::date, -(${d.inflowMinor} + ${d.outflowMinor}), -${d.count}
-      from ${d} where ${and(
-        eq(d.userId, userId),
-        eq(d.isTransfer, false),
-        anyOf(minus.map((r) => between(d.date, r.start, r.end))),
-      )}`;
-    return sql`(${rolled} union all ${daily}${minus.length > 0 ? sql` union all ${less}` : sql``}) ${planned} as counted`;
+    return sql`(${rolled} union all ${daysOf(days, false)}${minus.length > 0 ? sql` union all ${daysOf(minus, true)}` : sql``}) ${planned} as counted`;
   }
   const m = transactionMonths;
   const t = transactions;
@@ -248,21 +243,15 @@ export function countedRows(
       anyOf(months.map((r) => between(m.month, r.start, r.end))),
       ofAccounts ? inArray(m.accountId, accountIds) : undefined,
     )}`;
-  const raw = sql`select ${t.currency}, ${t.category}, coalesce(${t.merchantName}, ${t.name}), ${t.accountId},
-      ${t.date}, ${t.amountMinor}, 1
+  // The rows; for `minus` negated and dated the month's 1st (as the days' sums above).
+  const rowsOf = (ranges: DateRange[], less: boolean) => sql`select ${t.currency}, ${t.category},
+      coalesce(${t.merchantName}, ${t.name}), ${t.accountId},
+      ${less ? sql`date_trunc('month', ${t.date})::date` : t.date}, ${less ? sql`-` : sql``}${t.amountMinor}, ${less ? sql`-1` : sql`1`}
     from ${t} where ${and(
       eq(t.userId, userId),
       countedForTotals(),
-      anyOf(days.map((r) => between(t.date, r.start, r.end))),
+      anyOf(ranges.map((r) => between(t.date, r.start, r.end))),
       ofAccounts ? inArray(t.accountId, accountIds) : undefined,
     )}`;
-  const less = sql`select ${t.currency}, ${t.category}, coalesce(${t.merchantName}, ${t.name}), ${t.accountId},
-      date_trunc('month', ${t.date})::date, -${t.amountMinor}, -1
-    from ${t} where ${and(
-      eq(t.userId, userId),
-      countedForTotals(),
-      anyOf(minus.map((r) => between(t.date, r.start, r.end))),
-      ofAccounts ? inArray(t.accountId, accountIds) : undefined,
-    )}`;
-  return sql`(${rolled} union all ${raw}${minus.length > 0 ? sql` union all ${less}` : sql``}) ${planned} as counted`;
+  return sql`(${rolled} union all ${rowsOf(days, false)}${minus.length > 0 ? sql` union all ${rowsOf(minus, true)}` : sql``}) ${planned} as counted`;
 }
