@@ -55,3 +55,21 @@ export function perDatabase<T>(build: (db: Database) => T): (db: Database) => T 
     return value;
   };
 }
+
+/** As `perDatabase`, for a query with variants: `build(db, variant)` once per database and `keyOf(variant)`. */
+export function perDatabaseVariant<V, T>(
+  keyOf: (variant: V) => string,
+  build: (db: Database, variant: V) => T,
+): (db: Database, variant: V) => T {
+  const variantsOf = perDatabase(() => new Map<string, T>());
+  return (db, variant) => {
+    const variants = variantsOf(db);
+    const key = keyOf(variant);
+    let value = variants.get(key);
+    if (value === undefined) {
+      value = build(db, variant);
+      variants.set(key, value);
+    }
+    return value;
+  };
+}

@@ -196,7 +196,7 @@ function statementName(text: string): string {
   let name = statementNames.get(text);
   if (!name) {
     name = `ll_${createHash("sha256").update(text).digest("base64url").slice(0, 32)}`;
-    if (statementNames.size < 5_000) statementNames.set(text, name);
+    if (statementNames.size < 1_000) statementNames.set(text, name);
   }
   return name;
 }

@@ -25,7 +25,7 @@
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { perDatabase } from "@/db/fixed-statement";
+import { perDatabaseVariant } from "@/db/fixed-statement";
 import { balanceSnapshots, bankAccounts, bankConnections, liabilities, transactions } from "@/db/schema";
 import { groupByCurrency } from "./currency";
 import { ratio, toCents, toCentsOrNull, toNumberOrNull } from "./money";
@@ -65,81 +65,76 @@ export interface DebtRow {
 }
 
 /** The debts query for one set of kinds, built once per database (db/fixed-statement.ts). */
-function debtsQuery(db: Database, kinds: LiabilityKind[] | undefined) {
-  const userId = sql.placeholder("userId");
-  const kind = sql<LiabilityKind>`coalesce(${liabilities.kind}, case when ${bankAccounts.type} = 'credit' then 'credit' else 'other' end)`;
-  const conditions: SQL[] = [
-    eq(bankAccounts.userId, userId),
-    eq(bankAccounts.isClosed, false),
-    inArray(bankAccounts.type, ["credit", "loan"]),
-  ];
-  if (kinds && kinds.length > 0) conditions.push(sql`${kind} in ${kinds}`);
-  // The sandbox stores the statement date as lastStatementIssueDate, Plaid as last_statement_issue_date.
-  const statementDate = sql<
-    string | null
-  >`coalesce(${liabilities.details}->>'lastStatementIssueDate', ${liabilities.details}->>'last_statement_issue_date')`;
-  // The day the current cycle began: a card's statement date, a loan's previous due date.
-  const cycleStart = sql`(case when ${kind} = 'credit' then (${statementDate})::date
+const debtsQuery = perDatabaseVariant(
+  (kinds: LiabilityKind[] | undefined) => (kinds ?? []).join(","),
+  (db, kinds) => {
+    const userId = sql.placeholder("userId");
+    const kind = sql<LiabilityKind>`coalesce(${liabilities.kind}, case when ${bankAccounts.type} = 'credit' then 'credit' else 'other' end)`;
+    const conditions: SQL[] = [
+      eq(bankAccounts.userId, userId),
+      eq(bankAccounts.isClosed, false),
+      inArray(bankAccounts.type, ["credit", "loan"]),
+    ];
+    if (kinds && kinds.length > 0) conditions.push(sql`${kind} in ${kinds}`);
+    // The sandbox stores the statement date as lastStatementIssueDate, Plaid as last_statement_issue_date.
+    const statementDate = sql<
+      string | null
+    >`coalesce(${liabilities.details}->>'lastStatementIssueDate', ${liabilities.details}->>'last_statement_issue_date')`;
+    // The day the current cycle began: a card's statement date, a loan's previous due date.
+    const cycleStart = sql`(case when ${kind} = 'credit' then (${statementDate})::date
     else (${liabilities.nextPaymentDueDate} - interval '1 month')::date end)`;
-  const paidBetween = (after: SQL, through: SQL | null) => sql`(
+    const paidBetween = (after: SQL, through: SQL | null) => sql`(
     select coalesce(sum(${transactions.amountMinor}), 0) from ${transactions}
     where ${transactions.userId} = ${userId} and ${transactions.accountId} = ${bankAccounts.id}
       and ${transactions.amountMinor} > 0
       and (${transactions.isTransfer} or ${transactions.category} in ('credit_card_payment', 'loan_payments'))
       and ${transactions.date} > ${after}${through ? sql` and ${transactions.date} <= ${through}` : sql``}
   )`;
-  const closeOf = (k: SQL) => sql`((${statementDate})::date - make_interval(months => ${k}))::date`;
-  const paidInFullCycles = sql<string>`(
+    const closeOf = (k: SQL) => sql`((${statementDate})::date - make_interval(months => ${k}))::date`;
+    const paidInFullCycles = sql<string>`(
     select count(*) from generate_series(1, ${FULL_PAY_CYCLES}) as k
     join ${balanceSnapshots} s on s.account_id = ${bankAccounts.id} and s.date = ${closeOf(sql`k`)}
     where ${paidBetween(sql`s.date`, closeOf(sql`k - 1`))} >= s.current_balance_minor
   )`;
-  return db
-    .select({
-      accountId: bankAccounts.id,
-      name: bankAccounts.name,
-      mask: bankAccounts.mask,
-      subtype: bankAccounts.subtype,
-      currency: bankAccounts.currency,
-      institution: bankConnections.institutionName,
-      kind,
-      balance: bankAccounts.currentBalanceMinor,
-      limit: bankAccounts.limitMinor,
-      apr: liabilities.aprPercentage,
-      minimumPayment: liabilities.minimumPaymentMinor,
-      nextPaymentDueDate: liabilities.nextPaymentDueDate,
-      lastPaymentDate: liabilities.lastPaymentDate,
-      lastPayment: liabilities.lastPaymentAmountMinor,
-      lastStatementBalance: liabilities.lastStatementBalanceMinor,
-      lastStatementDate: statementDate,
-      paidThisCycle: sql<string>`${paidBetween(cycleStart, null)}`,
-      paidInFullCycles: sql<string>`case when ${kind} = 'credit' then ${paidInFullCycles} else 0 end`,
-      isOverdue: liabilities.isOverdue,
-      originationPrincipal: liabilities.originationPrincipalMinor,
-      maturityDate: liabilities.maturityDate,
-    })
-    .from(bankAccounts)
-    .innerJoin(bankConnections, eq(bankConnections.id, bankAccounts.connectionId))
-    .leftJoin(liabilities, and(eq(liabilities.accountId, bankAccounts.id), eq(liabilities.userId, userId)))
-    .where(and(...conditions))
-    .orderBy(bankAccounts.type, bankConnections.institutionName, bankAccounts.name, bankAccounts.id)
-    .prepare("");
-}
-const debtQueries = perDatabase(() => new Map<string, ReturnType<typeof debtsQuery>>());
+    return db
+      .select({
+        accountId: bankAccounts.id,
+        name: bankAccounts.name,
+        mask: bankAccounts.mask,
+        subtype: bankAccounts.subtype,
+        currency: bankAccounts.currency,
+        institution: bankConnections.institutionName,
+        kind,
+        balance: bankAccounts.currentBalanceMinor,
+        limit: bankAccounts.limitMinor,
+        apr: liabilities.aprPercentage,
+        minimumPayment: liabilities.minimumPaymentMinor,
+        nextPaymentDueDate: liabilities.nextPaymentDueDate,
+        lastPaymentDate: liabilities.lastPaymentDate,
+        lastPayment: liabilities.lastPaymentAmountMinor,
+        lastStatementBalance: liabilities.lastStatementBalanceMinor,
+        lastStatementDate: statementDate,
+        paidThisCycle: sql<string>`${paidBetween(cycleStart, null)}`,
+        paidInFullCycles: sql<string>`case when ${kind} = 'credit' then ${paidInFullCycles} else 0 end`,
+        isOverdue: liabilities.isOverdue,
+        originationPrincipal: liabilities.originationPrincipalMinor,
+        maturityDate: liabilities.maturityDate,
+      })
+      .from(bankAccounts)
+      .innerJoin(bankConnections, eq(bankConnections.id, bankAccounts.connectionId))
+      .leftJoin(liabilities, and(eq(liabilities.accountId, bankAccounts.id), eq(liabilities.userId, userId)))
+      .where(and(...conditions))
+      .orderBy(bankAccounts.type, bankConnections.institutionName, bankAccounts.name, bankAccounts.id)
+      .prepare("");
+  },
+);
 
 /**
  * Open credit and loan accounts with their liability details (accounts the provider sent no
  * details for are still listed, kind from the account type).
  */
 export async function listDebts(db: Database, userId: string, kinds?: LiabilityKind[]): Promise<DebtRow[]> {
-  const queries = debtQueries(db);
-  const key = (kinds ?? []).join(",");
-  let query = queries.get(key);
-  if (!query) {
-    query = debtsQuery(db, kinds);
-    queries.set(key, query);
-  }
-  const rows = await query.execute({ userId });
+  const rows = await debtsQuery(db, kinds).execute({ userId });
   return rows.map((r) => ({
     accountId: r.accountId,
     name: r.name,

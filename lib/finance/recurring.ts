@@ -15,7 +15,7 @@
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { perDatabase } from "@/db/fixed-statement";
+import { perDatabaseVariant } from "@/db/fixed-statement";
 import type { RecurringStream } from "@/db/schema";
 import { bankAccounts, recurringStreams } from "@/db/schema";
 import { groupByCurrency } from "./currency";
@@ -107,38 +107,33 @@ interface StreamQuery {
 }
 
 /** The streams query for one direction and status, built once per database (db/fixed-statement.ts). */
-function streamsQuery(db: Database, options: Pick<StreamQuery, "direction" | "status">) {
-  const conditions: SQL[] = [eq(recurringStreams.userId, sql.placeholder("userId"))];
-  if (options.direction !== "all") conditions.push(eq(recurringStreams.direction, options.direction));
-  if (options.status !== "all") conditions.push(eq(recurringStreams.isActive, options.status === "active"));
-  return db
-    .select({
-      stream: recurringStreams,
-      accountName: bankAccounts.name,
-      accountType: bankAccounts.type,
-      currency: bankAccounts.currency,
-    })
-    .from(recurringStreams)
-    .innerJoin(bankAccounts, eq(bankAccounts.id, recurringStreams.accountId))
-    .where(and(...conditions))
-    .orderBy(recurringStreams.merchantName, recurringStreams.id)
-    .prepare("");
-}
-const streamQueries = perDatabase(() => new Map<string, ReturnType<typeof streamsQuery>>());
+const streamsQuery = perDatabaseVariant(
+  (options: Pick<StreamQuery, "direction" | "status">) => `${options.direction} ${options.status}`,
+  (db, options) => {
+    const conditions: SQL[] = [eq(recurringStreams.userId, sql.placeholder("userId"))];
+    if (options.direction !== "all") conditions.push(eq(recurringStreams.direction, options.direction));
+    if (options.status !== "all") conditions.push(eq(recurringStreams.isActive, options.status === "active"));
+    return db
+      .select({
+        stream: recurringStreams,
+        accountName: bankAccounts.name,
+        accountType: bankAccounts.type,
+        currency: bankAccounts.currency,
+      })
+      .from(recurringStreams)
+      .innerJoin(bankAccounts, eq(bankAccounts.id, recurringStreams.accountId))
+      .where(and(...conditions))
+      .orderBy(recurringStreams.merchantName, recurringStreams.id)
+      .prepare("");
+  },
+);
 
 /**
  * The user's recurring streams, with their latest price change (stored with each stream from its
  * charges by triggers: db/schema.ts `recurringStreams`), in one query.
  */
 export async function listStreams(db: Database, userId: string, options: StreamQuery): Promise<StreamRow[]> {
-  const queries = streamQueries(db);
-  const key = `${options.direction} ${options.status}`;
-  let query = queries.get(key);
-  if (!query) {
-    query = streamsQuery(db, options);
-    queries.set(key, query);
-  }
-  const streams = await query.execute({ userId });
+  const streams = await streamsQuery(db, options).execute({ userId });
   const yearAgo = addMonths(options.today, -12);
 
   return streams.map(({ stream: s, accountName, accountType, currency }) => {
