@@ -245,7 +245,7 @@ async function countStatements(apiKey: string, targets: string[]): Promise<Map<s
       await res.text();
       const before = counter.take();
       await settleDeferred();
-      const after = counter.take();
+      const after = counter.takeWithoutSweeps();
       counts.set(target, `${before.statements} in ${before.waves} + ${after.statements} after`);
     }
   } finally {
