@@ -568,6 +568,85 @@ export const transactionDays = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.date, t.category, t.currency, t.pending, t.isTransfer] })],
 );
 
+/**
+ * `transaction_months` summed over accounts: per user, month, category, merchant, currency,
+ * pending and transfer flag (migration 0012: the triggers that keep `transaction_month_totals`
+ * keep it). Breakdowns by merchant and cash flow's income sources over whole months without an
+ * account filter read it: a merchant's month is one row, not one per account.
+ */
+export const transactionMerchantMonths = pgTable(
+  "transaction_merchant_months",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** First day of the month. */
+    month: date({ mode: "string" }).notNull(),
+    category: text().notNull(),
+    /** `coalesce(merchant_name, name)`, as in `transaction_months`. */
+    merchant: text().notNull(),
+    currency: text().notNull(),
+    pending: boolean().notNull(),
+    isTransfer: boolean().notNull(),
+    ...rolledUpMeasures(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.userId, t.month, t.category, t.merchant, t.currency, t.pending, t.isTransfer],
+    }),
+  ],
+);
+
+/**
+ * Monthly rollup of `transactions` by their folded search text (`transactions.search_text`: the
+ * text a `query` matches), kept by the triggers on `transactions` that keep `transaction_months`
+ * (migration 0012): per user, month, category, text, currency, pending and transfer flag, over
+ * accounts. The summary of a text search over whole months without an account filter sums the
+ * rows whose text matches: a few per month and matching name, not every matching charge.
+ */
+export const transactionTextMonths = pgTable(
+  "transaction_text_months",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** First day of the month. */
+    month: date({ mode: "string" }).notNull(),
+    category: text().notNull(),
+    searchText: text().notNull(),
+    currency: text().notNull(),
+    pending: boolean().notNull(),
+    isTransfer: boolean().notNull(),
+    ...rolledUpMeasures(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.userId, t.month, t.category, t.searchText, t.currency, t.pending, t.isTransfer],
+    }),
+  ],
+);
+
+/**
+ * How much the user's balances changed per day and currency: each balance snapshot's change from
+ * its account's previous one, summed over the accounts (assets, and liabilities owed, as
+ * `balance_snapshots` holds them), kept by a trigger on `balance_snapshots` in the same statement
+ * (migration 0012). A daily net-worth history is the balances on its first day plus these
+ * changes: a row per day, not one per account and day.
+ */
+export const netWorthDays = pgTable(
+  "net_worth_days",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    date: date({ mode: "string" }).notNull(),
+    currency: text().notNull(),
+    assetsMinor: minor().notNull(),
+    liabilitiesMinor: minor().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.date, t.currency] })],
+);
+
 /** One row per account per day, written by sync; feeds net-worth history. */
 export const balanceSnapshots = pgTable(
   "balance_snapshots",

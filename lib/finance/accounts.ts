@@ -13,7 +13,7 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { perDatabase } from "@/db/fixed-statement";
 import type { AccountType } from "@/db/schema";
-import { balanceSnapshots, bankAccounts, bankConnections } from "@/db/schema";
+import { balanceSnapshots, bankAccounts, bankConnections, netWorthDays } from "@/db/schema";
 import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import { addDays, addMonths, datesUntil, endOfMonth } from "./periods";
@@ -261,12 +261,11 @@ async function getHistoryStart(db: Database, userId: string): Promise<string | n
  * before it), ordered by currency then date. One query. Every currency of the user's accounts has
  * a point at every date (zero before its first snapshot).
  * - Few dates (weeks, months): a look-up on the snapshot primary key per account and date.
- * - Every day of a range (`daily`): how much each snapshot changed its account's balance (its
- *   balance minus the account's previous one; the latest before the range counts whole, on the
- *   range's first day), summed per day and currency, then added up day after day here. Each
- *   account's snapshots are read in primary-key order, so the differences need no sort (12
- *   months of a 10-account user: about 4 ms of server time, against 13 with a look-up per
- *   account and day).
+ * - Every day of a range (`daily`): the balances on the first day (a look-up per account, as
+ *   above), then how much they changed on each later day, kept per day and currency by a trigger
+ *   on the snapshots (`net_worth_days`), added up day after day here: a row per day instead of
+ *   one per account and day (12 months of a 10-account user: 365 rows instead of 3,650 sorted
+ *   and grouped).
  */
 async function getNetWorthHistory(
   db: Database,
@@ -278,40 +277,37 @@ async function getNetWorthHistory(
   const last = dates[dates.length - 1];
   if (first === undefined || last === undefined) return [];
   const s = balanceSnapshots;
+  const n = netWorthDays;
+  // Each account's latest snapshot on or before a date, summed per currency as assets and liabilities.
+  const latestOn = (date: SQL) => sql`cross join lateral (
+        select ${s.currentBalanceMinor} as bal from ${s}
+        where ${s.accountId} = a.id and ${s.date} <= ${date}
+        order by ${s.date} desc
+        limit 1
+      ) latest`;
+  const balances = sql`coalesce(sum(latest.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
+        coalesce(sum(latest.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities`;
   const rows = await executeRows(
     db,
     daily
       ? sql`
-      select b.day::text as date, a.currency,
-        coalesce(sum(b.delta) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
-        coalesce(sum(b.delta) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities
+      select ${first}::text as date, a.currency, ${balances}
       from ${bankAccounts} a
-      cross join lateral (
-        select greatest(${s.date}, ${first}::date) as day,
-          ${s.currentBalanceMinor} - coalesce(lag(${s.currentBalanceMinor}) over (order by ${s.date}), 0) as delta
-        from ${s}
-        where ${s.accountId} = a.id and ${s.date} <= ${last}::date and ${s.date} >= coalesce(
-          (select max(p.date) from ${s} p where p.account_id = a.id and p.date <= ${first}::date),
-          ${first}::date
-        )
-      ) b
+      ${latestOn(sql`${first}::date`)}
       where a.user_id = ${userId}
-      group by b.day, a.currency`
+      group by a.currency
+      union all
+      select ${n.date}::text, ${n.currency}, ${n.assetsMinor}::text, ${n.liabilitiesMinor}::text
+      from ${n}
+      where ${n.userId} = ${userId} and ${n.date} > ${first}::date and ${n.date} <= ${last}::date`
       : sql`
-      select p.d::text as date, a.currency,
-        coalesce(sum(latest.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
-        coalesce(sum(latest.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities
+      select p.d::text as date, a.currency, ${balances}
       from (values ${sql.join(
         dates.map((d) => sql`(${d}::date)`),
         sql`, `,
       )}) as p(d)
       cross join ${bankAccounts} a
-      cross join lateral (
-        select ${s.currentBalanceMinor} as bal from ${s}
-        where ${s.accountId} = a.id and ${s.date} <= p.d
-        order by ${s.date} desc
-        limit 1
-      ) latest
+      ${latestOn(sql`p.d`)}
       where a.user_id = ${userId}
       group by p.d, a.currency`,
   );

@@ -7,23 +7,26 @@
  * The rollup has the dimensions the search filters and the spending groups use (account,
  * category, merchant, currency, pending, transfer) and the measures (sums and counts of money in
  * and out); `transaction_month_totals` is the same summed over accounts, categories and merchants,
- * for summaries filtered by neither. A filter on text or on the amount cannot be answered from
- * them, and those summaries read the rows.
+ * for summaries filtered by neither; `transaction_text_months` has the text a `query` matches
+ * instead of the account and merchant, for text searches. A filter on the amount, or on text and
+ * an account, cannot be answered from them, and those summaries read the rows.
  */
 import { and, between, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
 import {
   transactionCategoryMonths,
   transactionDays,
+  transactionMerchantMonths,
   transactionMonths,
   transactionMonthTotals,
   transactions,
+  transactionTextMonths,
 } from "@/db/schema";
 import { toCents } from "./money";
 import { addDays, addMonths, type DateRange, daysBetween, endOfMonth, startOfMonth } from "./periods";
 import { countedForTotals } from "./rules";
 import { executeRows, text } from "./sql";
-import type { TransactionFilter } from "./transactions";
+import { type TransactionFilter, textMatches } from "./transactions";
 
 /** The whole calendar months inside `range` (first days of the first and last), or null when none. */
 export function wholeMonths(range: DateRange): { first: string; last: string } | null {
@@ -34,9 +37,10 @@ export function wholeMonths(range: DateRange): { first: string; last: string } |
   return first <= last ? { first, last } : null;
 }
 
-/** Whether a filter can be summed from the rollup (no text, no amount bounds). */
+/** Whether a filter can be summed from the rollups (no amount bounds; no text with an account filter). */
 function rollable(filter: TransactionFilter): boolean {
-  return !filter.query?.trim() && filter.minAbs === undefined && filter.maxAbs === undefined;
+  const byAccount = filter.accountIds !== undefined && filter.accountIds.length > 0;
+  return filter.minAbs === undefined && filter.maxAbs === undefined && !(byAccount && filter.query?.trim());
 }
 
 export interface CurrencySummary {
@@ -71,13 +75,23 @@ export async function summarizeTransactions(
   else {
     const byAccount = filter.accountIds !== undefined && filter.accountIds.length > 0;
     const byCategory = filter.categories !== undefined && filter.categories.length > 0;
-    // Without an account or category filter, the rollup summed over them is enough (far fewer rows).
-    const m = byAccount || byCategory ? transactionMonths : transactionMonthTotals;
+    const query = filter.query?.trim();
+    // A text search sums the months of the texts it matches; without an account or category
+    // filter, the rollup summed over them is enough (far fewer rows).
+    const m = query
+      ? transactionTextMonths
+      : byAccount || byCategory
+        ? transactionMonths
+        : transactionMonthTotals;
     const conditions: SQL[] = [eq(m.userId, userId)];
     if (months.first !== null && months.last !== null)
       conditions.push(gte(m.month, months.first), lte(m.month, months.last));
+    if (query) conditions.push(textMatches(transactionTextMonths.searchText, query));
     if (byAccount) conditions.push(inArray(transactionMonths.accountId, filter.accountIds ?? []));
-    if (byCategory) conditions.push(inArray(transactionMonths.category, filter.categories ?? []));
+    if (byCategory)
+      conditions.push(
+        inArray((query ? transactionTextMonths : transactionMonths).category, filter.categories ?? []),
+      );
     if (!filter.includePending) conditions.push(eq(m.pending, false));
     if (filter.excludeTransfers) conditions.push(eq(m.isTransfer, false));
     const [n, i, o] =
@@ -192,7 +206,9 @@ export const counted = {
  * With `byCategory` (the caller groups by nothing finer than currency, category and date) and no
  * account filter, whole months come from `transaction_category_months` and days from
  * `transaction_days`, and `merchant` and `account_id` are null: a few rows per month and per day
- * instead of one per merchant and account, and per charge.
+ * instead of one per merchant and account, and per charge. With `byMerchant` (nothing finer than
+ * the merchant) and no account filter, whole months come from `transaction_merchant_months`, and
+ * `account_id` is null there.
  *
  * A statement reading both months and days is never kept prepared (db/index.ts
  * `PLANNED_EACH_RUN`: a generic plan of a 12-month breakdown by merchant costs the server 8.8 ms
@@ -201,9 +217,14 @@ export const counted = {
 export function countedRows(
   userId: string,
   range: DateRange,
-  options: { accountIds?: string[] | undefined; cuts?: DateRange[]; byCategory?: boolean } = {},
+  options: {
+    accountIds?: string[] | undefined;
+    cuts?: DateRange[];
+    byCategory?: boolean;
+    byMerchant?: boolean;
+  } = {},
 ): SQL {
-  const { accountIds, cuts = [], byCategory = false } = options;
+  const { accountIds, cuts = [], byCategory = false, byMerchant = false } = options;
   const { months, days, minus } = splitRange(range, cuts);
   const anyOf = (conditions: Array<SQL | undefined>) =>
     conditions.length > 0 ? or(...conditions) : sql`false`;
@@ -233,15 +254,17 @@ export function countedRows(
       )}`;
     return sql`(${rolled} union all ${daysOf(days, false)}${minus.length > 0 ? sql` union all ${daysOf(minus, true)}` : sql``}) ${planned} as counted`;
   }
-  const m = transactionMonths;
+  // Without an account filter, a caller that groups by nothing finer than the merchant reads the
+  // months summed over accounts.
+  const m = byMerchant && !ofAccounts ? transactionMerchantMonths : transactionMonths;
   const t = transactions;
   const rolled = sql`select ${m.currency} as currency, ${m.category} as category, ${m.merchant} as merchant,
-      ${m.accountId} as account_id, ${m.month} as date, ${m.inflowMinor} + ${m.outflowMinor} as amount, ${m.count} as n
+      ${m === transactionMonths ? transactionMonths.accountId : sql`null::text`} as account_id, ${m.month} as date, ${m.inflowMinor} + ${m.outflowMinor} as amount, ${m.count} as n
     from ${m} where ${and(
       eq(m.userId, userId),
       eq(m.isTransfer, false),
       anyOf(months.map((r) => between(m.month, r.start, r.end))),
-      ofAccounts ? inArray(m.accountId, accountIds) : undefined,
+      ofAccounts ? inArray(transactionMonths.accountId, accountIds) : undefined,
     )}`;
   // The rows; for `minus` negated and dated the month's 1st (as the days' sums above).
   const rowsOf = (ranges: DateRange[], less: boolean) => sql`select ${t.currency}, ${t.category},

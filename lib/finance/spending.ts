@@ -145,6 +145,7 @@ async function getSpendingByGroup(
         accountIds,
         cuts: ranges,
         byCategory: groupBy === "category" || groupBy === "month",
+        byMerchant: groupBy === "merchant",
       }),
     )
     .where(isSpending(c.category))
@@ -421,7 +422,7 @@ export async function getCashFlow(
         rank: sql<string>`row_number() over (partition by ${c.currency} order by sum(${c.amount}) desc, ${source})`,
       })
       // Over the whole range: sources are not per bucket, so nothing is cut.
-      .from(countedRows(userId, range, { accountIds }))
+      .from(countedRows(userId, range, { accountIds, byMerchant: true }))
       .where(isIncome(c.category))
       .groupBy(c.currency, source)
       .having(sql`sum(${c.n}) > 0`)

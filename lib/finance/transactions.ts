@@ -15,6 +15,7 @@
  * cursor tied to the query is the MCP layer's business (lib/mcp/cursor.ts).
  */
 import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
 import { toCents } from "./money";
@@ -43,6 +44,16 @@ export function escapeLike(text: string): string {
 }
 
 /**
+ * Whether a folded search text (`search_text` of `transactions` and of `transaction_text_months`)
+ * holds `query`: folded like the column (case and accents), matched by the trigram index, which
+ * only a plan made for the pattern uses.
+ */
+export function textMatches(column: AnyPgColumn, query: string): SQL {
+  const pattern = `%${escapeLike(query)}%`;
+  return sql`${column} like ledgerlink_fold(${pattern}) escape '\\' ${sql.raw(PLANNED_EACH_RUN)}`;
+}
+
+/**
  * `abs(amount_minor)` in 1/10^MAX_EXPONENT of its row's currency unit (USD cents × 100, yen ×
  * 10,000), so one decimal bound compares right in every currency: the SQL function
  * `ledgerlink_abs_scaled` (migration 0009, which writes EXPONENTS into it; a test holds the two
@@ -59,14 +70,7 @@ export function transactionConditions(userId: string, f: TransactionFilter): SQL
     conditions.push(gte(transactions.date, f.range.start), lte(transactions.date, f.range.end));
   }
   const query = f.query?.trim();
-  if (query) {
-    // Folded like the column (case and accents), matched by the trigram index, which only a plan
-    // made for the pattern uses.
-    const pattern = `%${escapeLike(query)}%`;
-    conditions.push(
-      sql`${transactions.searchText} like ledgerlink_fold(${pattern}) escape '\\' ${sql.raw(PLANNED_EACH_RUN)}`,
-    );
-  }
+  if (query) conditions.push(textMatches(transactions.searchText, query));
   if (f.accountIds && f.accountIds.length > 0) conditions.push(inArray(transactions.accountId, f.accountIds));
   if (f.categories && f.categories.length > 0) conditions.push(inArray(transactions.category, f.categories));
   if (f.direction === "inflow") conditions.push(sql`${transactions.amountMinor} > 0`);

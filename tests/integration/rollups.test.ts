@@ -71,25 +71,33 @@ async function compare(userId: string) {
   );
   expect(norm(totals).length).toBeGreaterThan(0);
   expect(norm(totals)).toEqual(norm(rawTotals));
-  // The category months and the days (over accounts and merchants), against the raw rows.
-  for (const [table, period] of [
-    ["transaction_category_months", "date_trunc('month', date::timestamp)::date as month"],
-    ["transaction_days", "date"],
+  // The category, merchant and text months and the days, against the same sums of the raw rows.
+  const month = "date_trunc('month', date::timestamp)::date as month";
+  for (const [table, dimensions, ofRows] of [
+    ["transaction_category_months", "month, category", month],
+    ["transaction_days", "date, category", "date"],
+    [
+      "transaction_merchant_months",
+      "month, category, merchant",
+      `${month}, coalesce(merchant_name, name) as merchant`,
+    ],
+    ["transaction_text_months", "month, category, search_text", `${month}, search_text`],
   ] as const) {
-    const dimensions = `${period.endsWith("month") ? "month" : "date"}, category, currency, pending, is_transfer`;
+    const all = `${dimensions}, currency, pending, is_transfer`;
     const kept = await executeRows(
       db,
-      sql`select ${sql.raw(dimensions)}, inflow_minor::text as i, outflow_minor::text as o, count, inflow_count, outflow_count
-          from ${sql.raw(table)} where user_id = ${userId} and count <> 0 order by ${sql.raw(dimensions)}`,
+      sql`select ${sql.raw(all)}, inflow_minor::text as i, outflow_minor::text as o, count, inflow_count, outflow_count
+          from ${sql.raw(table)} where user_id = ${userId} and count <> 0 order by ${sql.raw(all)}`,
     );
     const summed = await executeRows(
       db,
-      sql`select ${sql.raw(period)}, category, currency, pending, is_transfer,
+      sql`select * from (select ${sql.raw(ofRows)}, category, currency, pending, is_transfer,
             coalesce(sum(amount_minor) filter (where amount_minor > 0), 0)::text as i,
             coalesce(sum(amount_minor) filter (where amount_minor < 0), 0)::text as o,
             count(*)::int as count, (count(*) filter (where amount_minor > 0))::int as inflow_count,
             (count(*) filter (where amount_minor < 0))::int as outflow_count
-          from transactions where user_id = ${userId} group by 1, 2, 3, 4, 5 order by ${sql.raw(dimensions)}`,
+          from transactions where user_id = ${userId}
+          group by ${sql.raw(all)}) as summed order by ${sql.raw(all)}`,
     );
     expect(norm(kept).length, table).toBeGreaterThan(0);
     expect(norm(kept), table).toEqual(norm(summed));
@@ -472,7 +480,7 @@ describe("the search summary over whole months", () => {
     });
   });
 
-  it("equals the sum of the raw rows for every rollable filter and range", async () => {
+  it("equals the sum of the raw rows for every rollable filter, text query and range", async () => {
     const db = getDb();
     const userId = await createUser(db);
     await linkSandboxBank(db, userId, "ins_platypus", NOW, "rollups-2");
@@ -480,10 +488,16 @@ describe("the search summary over whole months", () => {
     const rows = (
       await executeRows(
         db,
-        sql`select account_id, date::text as date, amount_minor::text as amount, currency, category, pending, is_transfer
+        sql`select account_id, date::text as date, amount_minor::text as amount, currency, category, pending, is_transfer,
+              coalesce(merchant_name, '') || chr(31) || name as text
             from transactions where user_id = ${userId}`,
       )
     ).map((r) => ({
+      // What a text query matches, folded (case and accents) in plain TypeScript.
+      text: String(r.text)
+        .normalize("NFD")
+        .replace(/\p{Mn}/gu, "")
+        .toLowerCase(),
       account: String(r.account_id),
       date: String(r.date),
       amount: Number(r.amount),
@@ -493,6 +507,17 @@ describe("the search summary over whole months", () => {
       transfer: r.is_transfer === true,
     }));
     const account = rows[0]?.account ?? "";
+    // Text queries: part of the commonest name, and of a name in one account only.
+    const names = new Map<string, number>();
+    for (const r of rows) {
+      const name = r.text.split("\u001f")[1] ?? "";
+      names.set(name, (names.get(name) ?? 0) + 1);
+    }
+    const commonest = [...names].sort((a, b) => b[1] - a[1])[0]?.[0];
+    const word = (commonest ?? "").split(/\s+/)[0]?.slice(1, 5) ?? "";
+    const otherRow = rows.find((r) => r.account !== account);
+    const other = otherRow?.text.split("\u001f")[1]?.slice(0, 6) ?? "";
+    expect(word.length).toBeGreaterThan(2);
     const cases: Array<Record<string, unknown>> = [
       {},
       { start_date: "2025-03-01", end_date: "2025-08-31" },
@@ -504,6 +529,11 @@ describe("the search summary over whole months", () => {
       { exclude_transfers: true, start_date: "2025-02-11" },
       { categories: ["groceries", "restaurants"], start_date: "2025-01-01", end_date: "2025-06-30" },
       { account_ids: [account], direction: "outflow", start_date: "2024-12-31", end_date: "2025-10-01" },
+      { query: word.toUpperCase() },
+      { query: word, start_date: "2025-03-17", end_date: "2025-08-04", include_pending: false },
+      { query: word, account_ids: [account], direction: "outflow" },
+      { query: other, exclude_transfers: true, period: "last_12_months" },
+      { query: other, categories: [otherRow?.category, "income"], start_date: "2025-02-11" },
     ];
     const ctx = await contextFor(db, userId, NOW);
     for (const args of cases) {
@@ -517,7 +547,8 @@ describe("the search summary over whole months", () => {
           (args.include_pending !== false || !r.pending) &&
           (!args.exclude_transfers || !r.transfer) &&
           (!args.categories || (args.categories as string[]).includes(r.category)) &&
-          (!args.account_ids || (args.account_ids as string[]).includes(r.account)),
+          (!args.account_ids || (args.account_ids as string[]).includes(r.account)) &&
+          (!args.query || r.text.includes(String(args.query).toLowerCase())),
       );
       const want = [...new Set(selected.map((r) => r.currency))].sort().map((currency) => {
         const of = selected.filter((r) => r.currency === currency);

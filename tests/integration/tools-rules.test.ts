@@ -4,7 +4,7 @@
  * positive, totals over all matches while the page is limited, foreign ids finding nothing, bad
  * arguments named. Expected figures are computed in plain TypeScript from the same raw rows.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { balanceSnapshots, bankAccounts } from "@/db/schema";
@@ -434,6 +434,68 @@ describe("net worth history", () => {
     expect(weeks.at(-1)).toBe("2025-11-10");
     expect(weeks.slice(0, -1).every((d) => new Date(`${d}T00:00:00Z`).getUTCDay() === 0)).toBe(true);
     expect(inCents(weekly.data.history)).toEqual(expected(weeks));
+
+    // Every kind of write to the snapshots afterwards (the daily history reads the changes kept by
+    // a trigger, net_worth_days): backdated inserts before an account's first snapshot and between
+    // two, updates of one and of many rows, deletes, then an account that changes type and
+    // currency, and an account removed with its snapshots.
+    const find = (accountId: string, date: string) =>
+      snapshots.findIndex((x) => x.accountId === accountId && x.date === date);
+    const backdated = [
+      { accountId: ids[3] as string, date: "2025-01-15", cents: 777_777 },
+      { accountId: ids[0] as string, date: "2025-06-02", cents: 12_345 },
+      { accountId: ids[0] as string, date: "2025-06-03", cents: -4_321 },
+    ].filter((x) => find(x.accountId, x.date) < 0);
+    await db.insert(balanceSnapshots).values(
+      backdated.map((x) => ({
+        accountId: x.accountId,
+        userId: owner,
+        date: x.date,
+        currentBalanceMinor: x.cents,
+      })),
+    );
+    snapshots.push(...backdated);
+    for (const [round, accountId] of [ids[0], ids[1], ids[2]].entries()) {
+      const mine = snapshots.filter((x) => x.accountId === accountId && x.date >= "2024-12-01");
+      const changed = mine[Math.floor(next() * mine.length)];
+      const removed = mine.find((x) => x !== changed && next() < 0.2) ?? mine.at(-2);
+      if (!changed || !removed) throw new Error("no snapshots to change");
+      changed.cents += 50_000 * (round + 1);
+      await db
+        .update(balanceSnapshots)
+        .set({ currentBalanceMinor: changed.cents })
+        .where(
+          and(eq(balanceSnapshots.accountId, accountId as string), eq(balanceSnapshots.date, changed.date)),
+        );
+      await db
+        .delete(balanceSnapshots)
+        .where(
+          and(eq(balanceSnapshots.accountId, accountId as string), eq(balanceSnapshots.date, removed.date)),
+        );
+      snapshots.splice(snapshots.indexOf(removed), 1);
+    }
+    // One statement over many rows and two accounts.
+    await db.execute(
+      sql`update balance_snapshots set current_balance_minor = current_balance_minor + 100
+          where account_id in (${ids[1]}, ${ids[2]}) and date >= '2025-03-01'`,
+    );
+    for (const x of snapshots)
+      if ((x.accountId === ids[1] || x.accountId === ids[2]) && x.date >= "2025-03-01") x.cents += 100;
+    const written = await callTool(getNetWorthTool, { interval: "day", months: 12 }, ctx);
+    expect(inCents(written.data.history)).toEqual(expected(days));
+    // The EUR loan becomes a USD asset; the USD credit card's account is removed.
+    await db
+      .update(bankAccounts)
+      .set({ type: "depository", currency: "USD" })
+      .where(eq(bankAccounts.id, ids[3] as string));
+    accounts[3] = { type: "depository" as const, currency: "USD" };
+    const moved = await callTool(getNetWorthTool, { interval: "day", months: 12 }, ctx);
+    expect(inCents(moved.data.history)).toEqual(expected(days));
+    await db.delete(bankAccounts).where(eq(bankAccounts.id, ids[1] as string));
+    snapshots.splice(0, snapshots.length, ...snapshots.filter((x) => x.accountId !== ids[1]));
+
+    const after = await callTool(getNetWorthTool, { interval: "day", months: 12 }, ctx);
+    expect(inCents(after.data.history)).toEqual(expected(days));
   });
 });
 
