@@ -23,7 +23,7 @@
  *   when it falls in the period. What remains is the installment less those; it is overdue when
  *   something remains and the due date has passed (or the provider says so).
  */
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { perDatabaseVariant } from "@/db/fixed-statement";
 import { balanceSnapshots, bankAccounts, bankConnections, liabilities, transactions } from "@/db/schema";
@@ -70,10 +70,13 @@ const debtsQuery = perDatabaseVariant(
   (db, kinds) => {
     const userId = sql.placeholder("userId");
     const kind = sql<LiabilityKind>`coalesce(${liabilities.kind}, case when ${bankAccounts.type} = 'credit' then 'credit' else 'other' end)`;
+    // Constants are written into the statement, not bound: a plan made once for it (a generic
+    // plan) then knows them, as it must know the cycles counted below (bound, its plan would read
+    // every snapshot of each card, and the server would plan it anew on every run instead).
     const conditions: SQL[] = [
       eq(bankAccounts.userId, userId),
-      eq(bankAccounts.isClosed, false),
-      inArray(bankAccounts.type, ["credit", "loan"]),
+      sql`${bankAccounts.isClosed} = false`,
+      sql`${bankAccounts.type} in ('credit', 'loan')`,
     ];
     if (kinds && kinds.length > 0) conditions.push(sql`${kind} in ${kinds}`);
     // The sandbox stores the statement date as lastStatementIssueDate, Plaid as last_statement_issue_date.
@@ -92,7 +95,7 @@ const debtsQuery = perDatabaseVariant(
   )`;
     const closeOf = (k: SQL) => sql`((${statementDate})::date - make_interval(months => ${k}))::date`;
     const paidInFullCycles = sql<string>`(
-    select count(*) from generate_series(1, ${FULL_PAY_CYCLES}) as k
+    select count(*) from generate_series(1, ${sql.raw(String(FULL_PAY_CYCLES))}) as k
     join ${balanceSnapshots} s on s.account_id = ${bankAccounts.id} and s.date = ${closeOf(sql`k`)}
     where ${paidBetween(sql`s.date`, closeOf(sql`k - 1`))} >= s.current_balance_minor
   )`;

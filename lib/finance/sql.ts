@@ -4,7 +4,7 @@
  * object holding `rows`; values come back as the driver reads them, so callers cast numbers and
  * dates to text in SQL and convert them at the edge (lib/finance/money.ts).
  */
-import type { SQL } from "drizzle-orm";
+import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 
 /** The rows of a raw query, as records of unknown values. */
@@ -22,4 +22,16 @@ export async function executeRows(db: Database, query: SQL): Promise<Array<Recor
 export function text(row: Record<string, unknown>, key: string): string {
   const v = row[key];
   return v === null || v === undefined ? "" : String(v);
+}
+
+/**
+ * A LIMIT written into the statement instead of bound (a count from 1 to a few hundred): the plan
+ * PostgreSQL makes once for a kept statement then knows it. Bound, a plan made once cannot tell a
+ * page of 26 rows from half the table, looks costlier than one made for the values, and the server
+ * plans the statement anew on every run (tests/integration/statement-budget.test.ts).
+ */
+export function writtenLimit(count: number): Placeholder {
+  if (!Number.isSafeInteger(count) || count < 0) throw new Error(`not a row count: ${count}`);
+  // The query builder takes a placeholder or a number; any SQL object is written as it is.
+  return sql.raw(String(count)) as unknown as Placeholder;
 }

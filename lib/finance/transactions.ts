@@ -21,6 +21,7 @@ import { bankAccounts, transactions } from "@/db/schema";
 import { toCents } from "./money";
 import type { DateRange } from "./periods";
 import { summarizeTransactions } from "./rollups";
+import { writtenLimit } from "./sql";
 
 export const TRANSACTION_SORTS = ["date_desc", "date_asc", "amount_desc", "amount_asc"] as const;
 export type TransactionSort = (typeof TRANSACTION_SORTS)[number];
@@ -175,7 +176,7 @@ export async function searchTransactions(
       .innerJoin(bankAccounts, eq(bankAccounts.id, transactions.accountId))
       .where(pageWhere)
       .orderBy(...orderBy(options.sort))
-      .limit(options.limit + 1),
+      .limit(writtenLimit(options.limit + 1)),
     summarizeTransactions(db, userId, filter, where as SQL),
   ]);
   const hasMore = rows.length > options.limit;

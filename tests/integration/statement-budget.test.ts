@@ -5,6 +5,7 @@
  * flight; statements sent together form one). Counted separately before the answer and after it
  * (lib/deferred.ts: the activity row goes after). On PGlite and on PostgreSQL.
  */
+import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Handle, openDatabase, setDbForTesting } from "@/db";
@@ -141,6 +142,38 @@ describe("statements and round trips per MCP request", () => {
       expect(after.statements, name).toBe(1);
     }
   });
+
+  it.runIf(testDatabaseKind() === "pglite")(
+    "every statement kept prepared runs with the plan made once for it, none planned anew on every run",
+    async () => {
+      // PGlite is one session, so it holds every statement of every call. PostgreSQL's rule: five
+      // plans for the values, then the plan made once unless it looks costlier (then every run
+      // is planned again: a bound constant the plan depends on did that to the debts statement).
+      const plans = async () =>
+        new Map(
+          (
+            (await handle.db.execute(
+              sql`select statement, custom_plans::int as custom from pg_prepared_statements where name like 'll\_%'`,
+            )) as unknown as { rows: Array<{ statement: string; custom: number }> }
+          ).rows.map((r) => [r.statement, r.custom]),
+        );
+      const before = await plans();
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ...TOOL_NAMES.map((name): [string, Record<string, unknown>] => [name, {}]),
+        ["search_transactions", { query: "coffee" }],
+        ["search_transactions", { limit: 5, sort: "amount_desc" }],
+        ["get_cash_flow", { months: 24 }],
+        ["get_spending_breakdown", { group_by: "merchant", period: "last_12_months" }],
+        ["get_net_worth", { interval: "day", months: 12 }],
+      ];
+      for (let run = 0; run < 8; run++)
+        for (const [name, args] of calls) await send(rpc("tools/call", { name, arguments: args }));
+      const replanned = [...(await plans())].filter(
+        ([statement, custom]) => custom - (before.get(statement) ?? 0) > 5,
+      );
+      expect(replanned).toEqual([]);
+    },
+  );
 
   it("list_accounts: three statements in all, the activity row included", async () => {
     const { before, after } = await measure(
