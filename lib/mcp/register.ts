@@ -117,15 +117,31 @@ function answerJsonSchema(envelope: Record<string, unknown>): Record<string, unk
   };
 }
 
-/** `value` with every null-valued key left out, at any depth (product.md, "Size": no nulls). */
+/**
+ * `value` with every null-valued key left out, at any depth (product.md, "Size": no nulls). What
+ * holds no such key is answered as it is: only the objects on the way to a null are copied (a
+ * year of daily points has none, and copying each cost more than the rest of its answer).
+ */
 function withoutNulls<T>(value: T): T {
+  if (value === null || typeof value !== "object" || !holdsNullKey(value)) return value;
   if (Array.isArray(value)) return value.map(withoutNulls) as T;
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== null)
-      .map(([k, v]) => [k, withoutNulls(v)]),
-  ) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v);
+  return out as T;
+}
+
+/** Whether an object at any depth of `value` has a key whose value is null. */
+function holdsNullKey(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (const item of value)
+      if (item !== null && typeof item === "object" && holdsNullKey(item)) return true;
+    return false;
+  }
+  for (const v of Object.values(value)) {
+    if (v === null) return true;
+    if (typeof v === "object" && holdsNullKey(v)) return true;
+  }
+  return false;
 }
 
 /**
