@@ -17,7 +17,7 @@ import { balanceSnapshots, bankAccounts, bankConnections, netWorthDays } from "@
 import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import { addDays, addMonths, datesUntil, endOfMonth } from "./periods";
-import { executeRows, text } from "./sql";
+import { executeRows } from "./sql";
 
 export const ACCOUNT_TYPES = [
   "depository",
@@ -265,7 +265,7 @@ async function getHistoryStart(db: Database, userId: string): Promise<string | n
  *   above), then how much they changed on each later day, kept per day and currency by a trigger
  *   on the snapshots (`net_worth_days`), added up day after day here: a row per day instead of
  *   one per account and day (12 months of a 10-account user: 365 rows instead of 3,650 sorted
- *   and grouped).
+ *   and grouped). The points come back as one JSON row, not a row each.
  */
 async function getNetWorthHistory(
   db: Database,
@@ -287,10 +287,13 @@ async function getNetWorthHistory(
       ) latest`;
   const balances = sql`coalesce(sum(latest.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
         coalesce(sum(latest.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities`;
-  const rows = await executeRows(
+  // One row holding every point as JSON: a year of days is one row to read, not 365.
+  const [answer] = await executeRows(
     db,
-    daily
-      ? sql`
+    sql`select coalesce(json_agg(json_build_array(q.date, q.currency, q.assets, q.liabilities)), '[]') as points
+    from (${
+      daily
+        ? sql`
       select ${first}::text as date, a.currency, ${balances}
       from ${bankAccounts} a
       ${latestOn(sql`${first}::date`)}
@@ -300,7 +303,7 @@ async function getNetWorthHistory(
       select ${n.date}::text, ${n.currency}, ${n.assetsMinor}::text, ${n.liabilitiesMinor}::text
       from ${n}
       where ${n.userId} = ${userId} and ${n.date} > ${first}::date and ${n.date} <= ${last}::date`
-      : sql`
+        : sql`
       select p.d::text as date, a.currency, ${balances}
       from (values ${sql.join(
         dates.map((d) => sql`(${d}::date)`),
@@ -309,13 +312,17 @@ async function getNetWorthHistory(
       cross join ${bankAccounts} a
       ${latestOn(sql`p.d`)}
       where a.user_id = ${userId}
-      group by p.d, a.currency`,
+      group by p.d, a.currency`
+    }) as q`,
   );
-  const byKey = new Map<string, Record<string, unknown>>();
+  const points = (typeof answer?.points === "string" ? JSON.parse(answer.points) : answer?.points) as Array<
+    [string, string, string, string]
+  >;
+  const byKey = new Map<string, { assets: string; liabilities: string }>();
   const currencies = new Set<string>();
-  for (const row of rows) {
-    byKey.set(`${text(row, "currency")}|${text(row, "date")}`, row);
-    currencies.add(text(row, "currency"));
+  for (const [date, currency, assets, liabilities] of points) {
+    byKey.set(`${currency}|${date}`, { assets, liabilities });
+    currencies.add(currency);
   }
   return [...currencies].sort().flatMap((currency) => {
     // Daily rows are changes: the balance of a day is the sum of the changes up to it.
