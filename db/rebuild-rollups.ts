@@ -1,7 +1,8 @@
 /**
  * `npm run db:rebuild-rollups`: rebuilds the transaction rollups (`transaction_months`, its totals,
  * category and merchant months, `transaction_days`, `transaction_text_months`), the daily changes of
- * net worth (`net_worth_days`, from the balance snapshots) and the values
+ * net worth (`net_worth_days`, from the balance snapshots), the charges that repeat another
+ * (`transaction_repeats`) and the values
  * precomputed for find_unusual_activity and list_recurring (first-seen merchants, streams' price
  * changes, typical amounts anchored at today, UTC) from the rows of `transactions`, in one
  * transaction (readers see the old values until it commits). Triggers and sync keep them exact on
@@ -20,6 +21,7 @@ async function main() {
     await handle.db.transaction(async (tx) => {
       await tx.execute(sql`select ledgerlink_rebuild_transaction_months()`);
       await tx.execute(sql`select ledgerlink_rebuild_net_worth()`);
+      await tx.execute(sql`select ledgerlink_rebuild_repeats()`);
       await tx.execute(
         sql`select ledgerlink_rebuild_unusual(${new Date().toISOString().slice(0, 10)}::date)`,
       );

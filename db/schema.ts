@@ -502,6 +502,27 @@ export const merchantFirstSeen = pgTable(
 );
 
 /**
+ * Charges that repeat another one: find_unusual_activity's `duplicate` kind, kept by triggers on
+ * `transactions` in the same statement (migration 0013). A row here is a charge (money out, not a
+ * transfer) with an earlier one (by date, then id) on the same account, of the same amount, at the
+ * same merchant, at most a day older, not a transfer, and not the pending row it replaced or its
+ * posted one.
+ */
+export const transactionRepeats = pgTable(
+  "transaction_repeats",
+  {
+    transactionId: text()
+      .primaryKey()
+      .references(() => transactions.id, { onDelete: "cascade" }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    date: date({ mode: "string" }).notNull(),
+  },
+  (t) => [index().on(t.userId, t.date)],
+);
+
+/**
  * `transaction_months` summed over accounts, categories and merchants: per user, month, currency,
  * pending and transfer flag (migration 0010: triggers on `transaction_months` keep it, in the same
  * transaction). Summaries filtered by neither account nor category read it (a search over all

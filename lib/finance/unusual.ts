@@ -120,36 +120,17 @@ export async function findUnusualActivity(
     );
   }
   if (want.has("duplicate")) {
-    // The exact test (EXISTS below) runs only for rows whose previous charge of the same amount at
-    // the same merchant on the same account (window `lag`, over the range and the day before it)
-    // is at most a day older: any earlier match implies that one is within the day too, so the
-    // result is the same, but the look-up runs for a handful of rows instead of every charge
-    // (heavy user, last 30 days, PGlite: 46 ms → 13 ms per query).
+    // The charges that repeat an earlier one, kept by triggers (db/schema.ts `transactionRepeats`):
+    // a few rows of the range instead of sorting every charge in it (heavy user, last 30 days:
+    // 1,678 charges sorted per call).
     tasks.push(
       rows(
         db,
         sql`select ${SELECT_TXN}, (-t.amount_minor)::text as typical, count(*) over () as total
-        from (
-          select t.*, lag(t.date) over (
-            partition by t.account_id, t.amount_minor, coalesce(t.merchant_name, t.name) order by t.date, t.id
-          ) as previous_date
-          from transactions t
-          where t.user_id = ${userId} and t.date between ${range.start}::date - 1 and ${range.end}::date
-            and t.amount_minor < 0 and not t.is_transfer
-        ) t
+        from transaction_repeats r
+        join transactions t on t.id = r.transaction_id
         join bank_accounts a on a.id = t.account_id
-        where t.date >= ${range.start}::date and t.previous_date >= t.date - 1 and exists (
-          select 1 from transactions o
-          where o.account_id = t.account_id and o.user_id = t.user_id and o.id <> t.id
-            and o.amount_minor = t.amount_minor
-            and coalesce(o.merchant_name, o.name) = coalesce(t.merchant_name, t.name)
-            and o.date between t.date - 1 and t.date
-            and o.date between ${range.start}::date - 1 and ${range.end}::date
-            and (o.date < t.date or o.id < t.id)
-            and not o.is_transfer
-            and o.provider_transaction_id is distinct from t.pending_transaction_id
-            and o.pending_transaction_id is distinct from t.provider_transaction_id
-        )
+        where r.user_id = ${userId} and r.date between ${range.start}::date and ${range.end}::date
         order by t.date desc, t.id
         limit ${limit}`,
       ).then((r) => ({ kind: "duplicate" as const, rows: r })),

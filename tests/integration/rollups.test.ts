@@ -13,6 +13,7 @@ import { syncDatabaseFor } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
 import { syncConnection } from "@/lib/banking/connections";
 import { categoryKind } from "@/lib/finance/categories";
+import { addDays } from "@/lib/finance/periods";
 import { countedRows, splitRange, wholeMonths } from "@/lib/finance/rollups";
 import { bucketsOf } from "@/lib/finance/spending";
 import { executeRows } from "@/lib/finance/sql";
@@ -102,7 +103,56 @@ async function compare(userId: string) {
     expect(norm(kept).length, table).toBeGreaterThan(0);
     expect(norm(kept), table).toEqual(norm(summed));
   }
-  return { rolled: norm(rolled), raw: norm(raw) };
+  // The charges kept as repeating an earlier one, against the same test in plain TypeScript.
+  const charges = (
+    await executeRows(
+      db,
+      sql`select id, account_id, amount_minor::text as amount, coalesce(merchant_name, name) as merchant,
+            date::text as date, is_transfer, provider_transaction_id, pending_transaction_id
+          from transactions where user_id = ${userId}`,
+    )
+  ).map((r) => ({
+    id: String(r.id),
+    account: String(r.account_id),
+    amount: Number(r.amount),
+    merchant: String(r.merchant),
+    date: String(r.date),
+    transfer: r.is_transfer === true,
+    providerId: String(r.provider_transaction_id),
+    pendingId: r.pending_transaction_id === null ? null : String(r.pending_transaction_id),
+  }));
+  const dayBefore = (date: string) =>
+    new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  const repeating = charges
+    .filter(
+      (t) =>
+        t.amount < 0 &&
+        !t.transfer &&
+        charges.some(
+          (o) =>
+            o.id !== t.id &&
+            o.account === t.account &&
+            o.amount === t.amount &&
+            o.merchant === t.merchant &&
+            !o.transfer &&
+            o.date >= dayBefore(t.date) &&
+            (o.date < t.date || (o.date === t.date && o.id < t.id)) &&
+            o.providerId !== t.pendingId &&
+            o.pendingId !== t.providerId,
+        ),
+    )
+    .map((t) => `${t.id} ${t.date}`)
+    .sort();
+  const kept = (
+    await executeRows(
+      db,
+      sql`select transaction_id, date::text as date from transaction_repeats where user_id = ${userId}`,
+    )
+  )
+    .map((r) => `${String(r.transaction_id)} ${String(r.date)}`)
+    .sort();
+  expect(kept).toEqual(repeating);
+  return { rolled: norm(rolled), raw: norm(raw), repeats: repeating.length };
 }
 
 interface Row {
@@ -359,6 +409,36 @@ describe("the rollup follows every write", () => {
       .delete(transactions)
       .where(and(eq(transactions.userId, userId), like(transactions.name, "Gone%")));
     for (let round = 0; round < 12; round++) {
+      // A charge and its repeat a day later, and a pending charge with its posted row (no repeat).
+      const day = `2025-${String(1 + Math.floor(next() * 11)).padStart(2, "0")}-${String(1 + Math.floor(next() * 27)).padStart(2, "0")}`;
+      const twice = {
+        userId,
+        accountId: pick(accounts),
+        name: "Twice",
+        amountMinor: -1_234 - round,
+        category: "shopping",
+      };
+      await db.insert(transactions).values([
+        { ...twice, providerTransactionId: `twice-${round}-a`, date: day },
+        { ...twice, providerTransactionId: `twice-${round}-b`, date: addDays(day, next() < 0.5 ? 0 : 1) },
+        {
+          ...twice,
+          providerTransactionId: `posted-${round}`,
+          pendingTransactionId: `pending-${round}`,
+          date: day,
+          name: "Posted",
+        },
+      ]);
+      await db.insert(transactions).values({
+        ...twice,
+        providerTransactionId: `pending-${round}`,
+        pending: true,
+        date: day,
+        name: "Posted",
+      });
+      // The first of a pair removed: its repeat is no longer one.
+      if (round % 3 === 2)
+        await db.delete(transactions).where(eq(transactions.providerTransactionId, `twice-${round}-a`));
       await db.insert(transactions).values(
         Array.from({ length: 5 }, (_, i) => ({
           userId,
@@ -391,7 +471,8 @@ describe("the rollup follows every write", () => {
       await db.execute(
         sql`update transactions set merchant_name = ${`Renamed ${round}`} where id = ${ids[6]}`,
       );
-      const { rolled, raw } = await compare(userId);
+      const { rolled, raw, repeats } = await compare(userId);
+      expect(repeats, `round ${round}`).toBeGreaterThan(0);
       expect(rolled, `round ${round}`).toEqual(raw);
       if (round % 4 === 3) await expectAnswersFromRows(userId, `round ${round}`);
     }
