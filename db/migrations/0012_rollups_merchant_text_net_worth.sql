@@ -272,8 +272,11 @@ SELECT ledgerlink_rebuild_transaction_months();--> statement-breakpoint
 -- Net worth by day (net_worth_days): the changes of the user's balances from `p_from` on,
 -- recomputed from the snapshots (each one's balance less its account's previous one, the latest
 -- before `p_from` only as the base of the first change), summed per day and currency. A user
--- already removed (a cascade) gets nothing back.
+-- already removed (a cascade) gets nothing back. One writer per user at a time (two banks of one
+-- user syncing together): the lock is held to the end of the transaction, and the statements
+-- after it see what the other one committed.
 CREATE OR REPLACE FUNCTION ledgerlink_roll_net_worth(p_user text, p_from date) RETURNS void LANGUAGE sql AS $$
+SELECT pg_advisory_xact_lock(hashtextextended('ledgerlink_net_worth_days:' || p_user, 0));
 DELETE FROM net_worth_days WHERE user_id = p_user AND date >= p_from;
 INSERT INTO net_worth_days (user_id, date, currency, assets_minor, liabilities_minor)
 SELECT p_user, s.date, a.currency,

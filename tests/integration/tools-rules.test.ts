@@ -5,6 +5,7 @@
  * arguments named. Expected figures are computed in plain TypeScript from the same raw rows.
  */
 import { and, eq, sql } from "drizzle-orm";
+import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { balanceSnapshots, bankAccounts } from "@/db/schema";
@@ -20,7 +21,7 @@ import { getNetWorthTool } from "@/lib/mcp/tools/get-net-worth";
 import { getSpendingBreakdownTool } from "@/lib/mcp/tools/get-spending-breakdown";
 import { listAccountsTool } from "@/lib/mcp/tools/list-accounts";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
-import { useTestDatabase } from "../helpers/db";
+import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 import { TOOL_NAMES } from "../helpers/mcp-client";
 import {
   addAccount,
@@ -497,6 +498,51 @@ describe("net worth history", () => {
     const after = await callTool(getNetWorthTool, { interval: "day", months: 12 }, ctx);
     expect(inCents(after.data.history)).toEqual(expected(days));
   });
+});
+
+describe("daily net-worth changes under concurrent syncs", () => {
+  it.runIf(testDatabaseKind() === "postgres")(
+    "two banks of one user writing the same day's snapshots together both succeed, and the changes add up",
+    async () => {
+      const db = getDb();
+      const owner = await createUser(db);
+      const accountOf = async (bank: string) =>
+        addAccount(db, owner, await addConnection(db, owner, bank), {
+          name: bank,
+          type: "depository",
+          balance: 0,
+        });
+      const [first, second] = [await accountOf("Bank One"), await accountOf("Bank Two")];
+      // Two sessions, as two syncs are: the first writes and holds its transaction open, the
+      // second writes the same user's day meanwhile (it used to fail with a unique violation
+      // once the first committed: both rewrote the user's day of net_worth_days).
+      const one = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      const two = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await Promise.all([one.connect(), two.connect()]);
+      try {
+        const write = (client: pg.Client, accountId: string, cents: number) =>
+          client.query(
+            "insert into balance_snapshots (account_id, user_id, date, current_balance_minor) values ($1, $2, '2025-11-10', $3)",
+            [accountId, owner, cents],
+          );
+        await one.query("begin");
+        await write(one, first, 10_000);
+        await two.query("begin");
+        const waiting = write(two, second, 2_500).then(() => two.query("commit"));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await one.query("commit");
+        await waiting;
+      } finally {
+        await Promise.all([one.end(), two.end()]);
+      }
+      const daily = await callTool(
+        getNetWorthTool,
+        { interval: "day", months: 1 },
+        await contextFor(db, owner, NOW),
+      );
+      expect(daily.data.history.at(-1)).toMatchObject({ date: "2025-11-10", assets: 125, net_worth: 125 });
+    },
+  );
 });
 
 describe("search_transactions", () => {
