@@ -11,41 +11,55 @@ CREATE INDEX "transaction_repeats_user_id_date_index" ON "transaction_repeats" U
 -- their rows here are dropped, then written again for those that do. A user already removed (a
 -- cascade) gets nothing back.
 CREATE OR REPLACE FUNCTION ledgerlink_mark_repeats(p_ids text[]) RETURNS void LANGUAGE sql AS $$
-DELETE FROM transaction_repeats WHERE transaction_id = ANY (p_ids);
+DELETE FROM transaction_repeats r USING unnest(p_ids) AS i(id) WHERE r.transaction_id = i.id;
 INSERT INTO transaction_repeats (transaction_id, user_id, date)
-SELECT t.id, t.user_id, t.date FROM transactions t
-WHERE t.id = ANY (p_ids) AND t.amount_minor < 0 AND NOT t.is_transfer
-  AND EXISTS (SELECT 1 FROM users u WHERE u.id = t.user_id)
-  AND EXISTS (
-    SELECT 1 FROM transactions o
-    WHERE o.account_id = t.account_id AND o.user_id = t.user_id AND o.id <> t.id
-      AND o.amount_minor = t.amount_minor
-      AND coalesce(o.merchant_name, o.name) = coalesce(t.merchant_name, t.name)
-      AND o.date BETWEEN t.date - 1 AND t.date
-      AND (o.date < t.date OR o.id < t.id)
-      AND NOT o.is_transfer
-      AND o.provider_transaction_id IS DISTINCT FROM t.pending_transaction_id
-      AND o.pending_transaction_id IS DISTINCT FROM t.provider_transaction_id
-  );
+SELECT t.id, t.user_id, t.date
+FROM unnest(p_ids) AS i(id)
+JOIN transactions t ON t.id = i.id
+-- LIMIT keeps the look-up per charge (the account's rows of its day and the one before, by index)
+-- instead of a join over every transaction.
+CROSS JOIN LATERAL (
+  SELECT 1 FROM transactions o
+  WHERE o.account_id = t.account_id AND o.date BETWEEN t.date - 1 AND t.date
+    AND o.user_id = t.user_id AND o.id <> t.id
+    AND o.amount_minor = t.amount_minor
+    AND coalesce(o.merchant_name, o.name) = coalesce(t.merchant_name, t.name)
+    AND (o.date < t.date OR o.id < t.id)
+    AND NOT o.is_transfer
+    AND o.provider_transaction_id IS DISTINCT FROM t.pending_transaction_id
+    AND o.pending_transaction_id IS DISTINCT FROM t.provider_transaction_id
+  LIMIT 1
+) AS earlier
+WHERE t.amount_minor < 0 AND NOT t.is_transfer
+  AND EXISTS (SELECT 1 FROM users u WHERE u.id = t.user_id);
 $$;--> statement-breakpoint
 -- The charges a write can change: for every charge written or removed (either version of an
--- update), the charges of its account, amount and merchant on its day and the next (itself too).
+-- update), the charges of its account, amount and merchant on its day and the next (itself too),
+-- looked up per charge by index (OFFSET keeps the planner from joining over every transaction).
 CREATE OR REPLACE FUNCTION ledgerlink_follow_repeats() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     PERFORM ledgerlink_mark_repeats(ARRAY(
       SELECT DISTINCT t.id FROM new_rows x
-      JOIN transactions t ON t.account_id = x.account_id AND t.amount_minor = x.amount_minor
-        AND coalesce(t.merchant_name, t.name) = coalesce(x.merchant_name, x.name)
-        AND t.date BETWEEN x.date AND x.date + 1
+      CROSS JOIN LATERAL (
+        SELECT c.id FROM transactions c
+        WHERE c.account_id = x.account_id AND c.date BETWEEN x.date AND x.date + 1
+          AND c.amount_minor = x.amount_minor
+          AND coalesce(c.merchant_name, c.name) = coalesce(x.merchant_name, x.name)
+        OFFSET 0
+      ) AS t
       WHERE x.amount_minor < 0 AND NOT x.is_transfer
     ));
   ELSIF TG_OP = 'UPDATE' THEN
     PERFORM ledgerlink_mark_repeats(ARRAY(
       SELECT DISTINCT t.id FROM (SELECT * FROM old_rows UNION ALL SELECT * FROM new_rows) x
-      JOIN transactions t ON t.account_id = x.account_id AND t.amount_minor = x.amount_minor
-        AND coalesce(t.merchant_name, t.name) = coalesce(x.merchant_name, x.name)
-        AND t.date BETWEEN x.date AND x.date + 1
+      CROSS JOIN LATERAL (
+        SELECT c.id FROM transactions c
+        WHERE c.account_id = x.account_id AND c.date BETWEEN x.date AND x.date + 1
+          AND c.amount_minor = x.amount_minor
+          AND coalesce(c.merchant_name, c.name) = coalesce(x.merchant_name, x.name)
+        OFFSET 0
+      ) AS t
       WHERE x.amount_minor < 0 AND NOT x.is_transfer
       UNION
       SELECT n.id FROM new_rows n
@@ -53,9 +67,13 @@ BEGIN
   ELSE
     PERFORM ledgerlink_mark_repeats(ARRAY(
       SELECT DISTINCT t.id FROM old_rows x
-      JOIN transactions t ON t.account_id = x.account_id AND t.amount_minor = x.amount_minor
-        AND coalesce(t.merchant_name, t.name) = coalesce(x.merchant_name, x.name)
-        AND t.date BETWEEN x.date AND x.date + 1
+      CROSS JOIN LATERAL (
+        SELECT c.id FROM transactions c
+        WHERE c.account_id = x.account_id AND c.date BETWEEN x.date AND x.date + 1
+          AND c.amount_minor = x.amount_minor
+          AND coalesce(c.merchant_name, c.name) = coalesce(x.merchant_name, x.name)
+        OFFSET 0
+      ) AS t
       WHERE x.amount_minor < 0 AND NOT x.is_transfer
     ));
   END IF;
