@@ -35,47 +35,34 @@ WHERE t.amount_minor < 0 AND NOT t.is_transfer
 $$;--> statement-breakpoint
 -- The charges a write can change: for every charge written or removed (either version of an
 -- update), the charges of its account, amount and merchant on its day and the next (itself too),
--- looked up per charge by index (OFFSET keeps the planner from joining over every transaction).
+-- looked up per charge by index (OFFSET keeps the planner from joining over every transaction);
+-- and `p_also` (an update's rows, which may no longer be charges).
+CREATE OR REPLACE FUNCTION ledgerlink_follow_repeats_of(p_changed transactions[], p_also text[]) RETURNS void LANGUAGE sql AS $$
+SELECT ledgerlink_mark_repeats(ARRAY(
+  SELECT t.id FROM unnest(p_changed) AS x
+  CROSS JOIN LATERAL (
+    SELECT c.id FROM transactions c
+    WHERE c.account_id = x.account_id AND c.date BETWEEN x.date AND x.date + 1
+      AND c.amount_minor = x.amount_minor
+      AND coalesce(c.merchant_name, c.name) = coalesce(x.merchant_name, x.name)
+    OFFSET 0
+  ) AS t
+  WHERE x.amount_minor < 0 AND NOT x.is_transfer
+  UNION
+  SELECT unnest(p_also)
+));
+$$;--> statement-breakpoint
 CREATE OR REPLACE FUNCTION ledgerlink_follow_repeats() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM ledgerlink_mark_repeats(ARRAY(
-      SELECT DISTINCT t.id FROM new_rows x
-      CROSS JOIN LATERAL (
-        SELECT c.id FROM transactions c
-        WHERE c.account_id = x.account_id AND c.date BETWEEN x.date AND x.date + 1
-          AND c.amount_minor = x.amount_minor
-          AND coalesce(c.merchant_name, c.name) = coalesce(x.merchant_name, x.name)
-        OFFSET 0
-      ) AS t
-      WHERE x.amount_minor < 0 AND NOT x.is_transfer
-    ));
+    PERFORM ledgerlink_follow_repeats_of(ARRAY(SELECT n::transactions FROM new_rows AS n), '{}');
   ELSIF TG_OP = 'UPDATE' THEN
-    PERFORM ledgerlink_mark_repeats(ARRAY(
-      SELECT DISTINCT t.id FROM (SELECT * FROM old_rows UNION ALL SELECT * FROM new_rows) x
-      CROSS JOIN LATERAL (
-        SELECT c.id FROM transactions c
-        WHERE c.account_id = x.account_id AND c.date BETWEEN x.date AND x.date + 1
-          AND c.amount_minor = x.amount_minor
-          AND coalesce(c.merchant_name, c.name) = coalesce(x.merchant_name, x.name)
-        OFFSET 0
-      ) AS t
-      WHERE x.amount_minor < 0 AND NOT x.is_transfer
-      UNION
-      SELECT n.id FROM new_rows n
-    ));
+    PERFORM ledgerlink_follow_repeats_of(
+      ARRAY(SELECT o::transactions FROM old_rows AS o UNION ALL SELECT n::transactions FROM new_rows AS n),
+      ARRAY(SELECT n.id FROM new_rows AS n)
+    );
   ELSE
-    PERFORM ledgerlink_mark_repeats(ARRAY(
-      SELECT DISTINCT t.id FROM old_rows x
-      CROSS JOIN LATERAL (
-        SELECT c.id FROM transactions c
-        WHERE c.account_id = x.account_id AND c.date BETWEEN x.date AND x.date + 1
-          AND c.amount_minor = x.amount_minor
-          AND coalesce(c.merchant_name, c.name) = coalesce(x.merchant_name, x.name)
-        OFFSET 0
-      ) AS t
-      WHERE x.amount_minor < 0 AND NOT x.is_transfer
-    ));
+    PERFORM ledgerlink_follow_repeats_of(ARRAY(SELECT o::transactions FROM old_rows AS o), '{}');
   END IF;
   RETURN NULL;
 END $$;--> statement-breakpoint
