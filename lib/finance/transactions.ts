@@ -46,8 +46,9 @@ export function escapeLike(text: string): string {
 
 /**
  * Whether a folded search text (`search_text` of `transactions` and of `transaction_text_months`)
- * holds `query`: folded like the column (case and accents), matched by the trigram index, which
- * only a plan made for the pattern uses.
+ * holds `query`: folded like the column (case and accents). On `transactions` the trigram index
+ * finds it, which only a plan made for the pattern uses; the text months are few enough per user
+ * to be read by their primary key.
  */
 export function textMatches(column: AnyPgColumn, query: string): SQL {
   const pattern = `%${escapeLike(query)}%`;
