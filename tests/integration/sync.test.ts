@@ -273,27 +273,61 @@ describe("scoping and removal", () => {
   });
 });
 
-describe.runIf(testDatabaseKind() === "pglite")("statistics on embedded PGlite (no autovacuum)", () => {
-  const analyzed = async (db: Database) =>
-    Number(
-      z
-        .object({ rows: z.array(z.object({ n: z.unknown() })) })
-        .parse(
-          await db.execute(
-            sql`select analyze_count as n from pg_stat_user_tables where relname = 'transactions'`,
-          ),
-        ).rows[0]?.n,
-    );
+describe.runIf(testDatabaseKind() === "pglite")("maintenance of embedded PGlite (no autovacuum)", () => {
+  /** How often `transactions` was analyzed and vacuumed by hand so far. */
+  const maintained = async (db: Database) => {
+    const [row] = z
+      .object({ rows: z.array(z.object({ analyzed: z.coerce.number(), vacuumed: z.coerce.number() })) })
+      .parse(
+        await db.execute(
+          sql`select analyze_count as analyzed, vacuum_count as vacuumed from pg_stat_user_tables
+              where relname = 'transactions'`,
+        ),
+      ).rows;
+    return row;
+  };
 
-  it("gathers them after a sync that wrote a bank's history, and not after one that wrote nothing", async () => {
+  it("vacuums and analyzes after a sync that wrote a bank's history, and not after one that wrote nothing", async () => {
     const db = getDb();
     const userId = await createUser(db);
-    const before = await analyzed(db);
+    const before = await maintained(db);
     const { connection } = await linkSandboxBank(db, userId, "ins_platypus", NOW);
-    const afterLink = await analyzed(db);
-    expect(afterLink).toBe(before + 1);
+    const afterLink = await maintained(db);
+    expect(afterLink).toEqual({
+      analyzed: (before?.analyzed ?? 0) + 1,
+      vacuumed: (before?.vacuumed ?? 0) + 1,
+    });
     const summary = await syncNow(db, userId, connection.id, { now: NOW });
     expect(summary).toMatchObject({ added: 0, modified: 0, removed: 0 });
-    expect(await analyzed(db)).toBe(afterLink);
+    expect(await maintained(db)).toEqual(afterLink);
+  });
+
+  it("vacuums once the rows of many small syncs add up, not after each", async () => {
+    const db = getDb();
+    const userId = await createUser(db);
+    const { connection } = await linkSandboxBank(db, userId, "ins_platypus", NOW);
+    const start = await maintained(db);
+    let written = 0;
+    let day = 0;
+    // One day at a time: a few transactions and a snapshot per account each.
+    while (day < 400) {
+      day += 1;
+      const summary = await syncConnection(db, connection.id, {
+        now: new Date(NOW.getTime() + day * 86_400_000),
+      });
+      if (summary.status !== "healthy") throw new Error(`day ${day}: ${summary.status}`);
+      const rows = summary.added + summary.modified + summary.removed + summary.snapshots;
+      expect(rows).toBeLessThan(1000);
+      written += rows;
+      const now = await maintained(db);
+      if (now?.vacuumed !== start?.vacuumed) {
+        // On the sync that brought the rows since the link to 1,000, and only once.
+        expect(written).toBeGreaterThanOrEqual(1000);
+        expect(written - rows).toBeLessThan(1000);
+        expect(now).toEqual({ analyzed: (start?.analyzed ?? 0) + 1, vacuumed: (start?.vacuumed ?? 0) + 1 });
+        return;
+      }
+    }
+    throw new Error(`no vacuum after ${day} days (${written} rows)`);
   });
 });
