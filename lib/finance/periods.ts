@@ -79,11 +79,34 @@ export function addDays(date: string, days: number): string {
   return fromUtc(new Date(toUtc(date).getTime() + days * DAY_MS));
 }
 
-/** Every date from `first` up to, not including, `end` (one Date per day, not two string parses). */
+/** Days in month `month` (1–12) of `year` (Gregorian). */
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+}
+
+const twoDigits = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/**
+ * Every date from `first` up to, not including, `end`, counted on the calendar without a Date
+ * per day (a daily year of net worth: 365 `toISOString` calls were 0.2 ms of its 4 ms of CPU).
+ */
 export function datesUntil(first: string, end: string): string[] {
   const dates: string[] = [];
-  const stop = toUtc(end).getTime();
-  for (let t = toUtc(first).getTime(); t < stop; t += DAY_MS) dates.push(fromUtc(new Date(t)));
+  let [year, month, day] = first.split("-").map(Number) as [number, number, number];
+  for (let date = first; date < end; ) {
+    dates.push(date);
+    day += 1;
+    if (day > daysInMonth(year, month)) {
+      day = 1;
+      month += 1;
+      if (month > 12) {
+        month = 1;
+        year += 1;
+      }
+    }
+    date = `${year}-${twoDigits(month)}-${twoDigits(day)}`;
+  }
   return dates;
 }
 

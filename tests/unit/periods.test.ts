@@ -204,4 +204,13 @@ describe("datesUntil", () => {
     expect(datesUntil("2024-03-01", "2024-03-01")).toEqual([]);
     expect(datesUntil("2024-12-31", "2025-01-02")).toEqual(["2024-12-31", "2025-01-01"]);
   });
+
+  it("counts every month's length over centuries (1900 and 2100 have no leap day, 2000 has)", () => {
+    const stepped: string[] = [];
+    for (let d = "1899-12-30"; d < "2101-03-02"; d = addDays(d, 1)) stepped.push(d);
+    expect(datesUntil("1899-12-30", "2101-03-02")).toEqual(stepped);
+    expect(stepped).toContain("2000-02-29");
+    expect(stepped).not.toContain("1900-02-29");
+    expect(stepped).not.toContain("2100-02-29");
+  });
 });
