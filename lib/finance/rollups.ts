@@ -210,7 +210,7 @@ export const counted = {
  * the merchant) and no account filter, whole months come from `transaction_merchant_months`, and
  * `account_id` is null there.
  *
- * A statement reading both the months and the rows is never kept prepared (db/index.ts
+ * A statement reading both the months and the rows of past days is never kept prepared (db/index.ts
  * `PLANNED_EACH_RUN`: a generic plan of a 12-month breakdown by merchant cost the server 8.8 ms
  * instead of 5.4). One reading the category months and the days is: the two small tables are read
  * by their keys whatever the dates, and PostgreSQL keeps the one plan after five runs (the
@@ -265,9 +265,10 @@ export function countedRows(
       anyOf(months.map((r) => between(m.month, r.start, r.end))),
       ofAccounts ? inArray(transactionMonths.accountId, accountIds) : undefined,
     )}`;
-  // Over months and rows, its ranges decide between the rollup's and the rows' indexes: planned
-  // for them on each run. Within one month (the common question), a kept plan costs least.
-  const planned = months.length > 0 && days.length + minus.length > 0 ? sql.raw(PLANNED_EACH_RUN) : sql``;
+  // Over months and the rows of days, its ranges decide between the rollup's and the rows'
+  // indexes: planned for them on each run. Within one month (the common question), or over whole
+  // months to today (less the month's days to come, which hold no rows), a kept plan costs least.
+  const planned = months.length > 0 && days.length > 0 ? sql.raw(PLANNED_EACH_RUN) : sql``;
   // The rows; for `minus` negated and dated the month's 1st (as the days' sums above).
   const rowsOf = (ranges: DateRange[], less: boolean) => sql`select ${t.currency}, ${t.category},
       coalesce(${t.merchantName}, ${t.name}), ${t.accountId},
