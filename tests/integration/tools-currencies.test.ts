@@ -20,7 +20,14 @@ import { getSpendingBreakdownTool } from "@/lib/mcp/tools/get-spending-breakdown
 import { listAccountsTool } from "@/lib/mcp/tools/list-accounts";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
-import { callTool, contextFor, createUser, expectedFlow, expectRounded } from "./tools-helpers";
+import {
+  callTool,
+  contextFor,
+  createUser,
+  expectedFlow,
+  expectRounded,
+  netWorthPoints,
+} from "./tools-helpers";
 
 const getDb = useTestDatabase();
 const NOW = new Date("2025-11-10T12:00:00Z");
@@ -256,7 +263,7 @@ describe("a user with USD, EUR and JPY accounts", () => {
       expect(minor(t?.assets ?? Number.NaN, currency), currency).toBe(assets);
       expect(minor(t?.liabilities ?? Number.NaN, currency), currency).toBe(owed);
       expect(minor(t?.net_worth ?? Number.NaN, currency), currency).toBe(assets - owed);
-      const today = ofCurrency(out.data.history, currency).at(-1);
+      const today = ofCurrency(netWorthPoints(out.data.history), currency).at(-1);
       expect(today?.date).toBe("2025-11-10");
       expect(minor(today?.net_worth ?? Number.NaN, currency), currency).toBe(assets - owed);
 

@@ -200,3 +200,28 @@ export function random(seed: number) {
     return state / 2 ** 31;
   };
 }
+
+/**
+ * `get_net_worth`'s history as one object per point, read by the column names each currency's
+ * rows come with (so a mislabelled column reads as wrong values).
+ */
+export function netWorthPoints(
+  history: ReadonlyArray<{
+    currency: string;
+    columns: readonly string[];
+    points: ReadonlyArray<readonly [string, number, number, number]>;
+  }>,
+): Array<{ currency: string; date: string; assets: number; liabilities: number; net_worth: number }> {
+  return history.flatMap((series) =>
+    series.points.map((row) => {
+      const value = (column: string) => row[series.columns.indexOf(column)];
+      return {
+        currency: series.currency,
+        date: String(value("date")),
+        assets: Number(value("assets")),
+        liabilities: Number(value("liabilities")),
+        net_worth: Number(value("net_worth")),
+      };
+    }),
+  );
+}

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { ACCOUNT_TYPES, getNetWorth, isLiabilityType, NET_WORTH_INTERVALS } from "@/lib/finance/accounts";
-import { toAmount } from "@/lib/finance/currency";
+import { groupByCurrency, toAmount } from "@/lib/finance/currency";
 import { todayIn } from "@/lib/finance/periods";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
@@ -13,6 +13,14 @@ const byTypeSchema = z.object({
   amount: z.number(),
   accounts: z.number().int(),
 });
+
+/** The values of each history point, in its row's order. */
+const HISTORY_COLUMNS: ["date", "assets", "liabilities", "net_worth"] = [
+  "date",
+  "assets",
+  "liabilities",
+  "net_worth",
+];
 
 export const getNetWorthTool = defineTool({
   name: "get_net_worth",
@@ -41,15 +49,20 @@ export const getNetWorthTool = defineTool({
       assets_by_type: z.array(byTypeSchema),
       liabilities_by_type: z.array(byTypeSchema),
     }),
-    history: z.array(
-      z.object({
-        currency: currencySchema,
-        date: z.string(),
-        assets: z.number(),
-        liabilities: z.number(),
-        net_worth: z.number(),
-      }),
-    ),
+    history: z
+      .array(
+        z.object({
+          currency: currencySchema,
+          columns: z.tuple([
+            z.literal("date"),
+            z.literal("assets"),
+            z.literal("liabilities"),
+            z.literal("net_worth"),
+          ]),
+          points: z.array(z.tuple([z.string(), z.number(), z.number(), z.number()])),
+        }),
+      )
+      .describe("Per currency: points oldest first, each a row of the values named in columns."),
     history_starts: z
       .string()
       .nullable()
@@ -84,12 +97,17 @@ export const getNetWorthTool = defineTool({
             liabilities_by_type: byType(true),
           };
         }),
-        history: history.map((p) => ({
-          currency: p.currency,
-          date: p.date,
-          assets: toAmount(p.assetsCents, p.currency),
-          liabilities: toAmount(p.liabilitiesCents, p.currency),
-          net_worth: toAmount(p.netWorthCents, p.currency),
+        // A row per point, its columns named once per currency: a daily year is 365 points, and
+        // their keys repeated in each were most of the answer.
+        history: groupByCurrency(history, (p) => p.currency).map(([currency, points]) => ({
+          currency,
+          columns: HISTORY_COLUMNS,
+          points: points.map((p): [string, number, number, number] => [
+            p.date,
+            toAmount(p.assetsCents, currency),
+            toAmount(p.liabilitiesCents, currency),
+            toAmount(p.netWorthCents, currency),
+          ]),
         })),
         history_starts: historyStart,
       },
