@@ -11,8 +11,9 @@
  *    target costs (at the driver: tests/support/statement-counter.ts), before its answer and after.
  * 4. Drives POST /api/mcp over HTTP with autocannon, after one untimed second of every target
  *    (warm-up): `ping`, `tools/list`, then each of the 12 tools with its default arguments, then
- *    the heavy questions (`VARIANTS`), then `ping` again (ratios use its faster run); and, as the
- *    reference, the MCP library's own hello world
+ *    the heavy questions (`VARIANTS`), then `ping` again; each target after `ping` has a run of
+ *    `ping` just before it, and its ratios are to that one (a machine whose speed drifts during
+ *    the run moves both alike); and, as the reference, the MCP library's own hello world
  *    (mcp-handler with one echo tool: app/api/bench-echo, built only with BENCH_BUILD=1) served
  *    by the same server in the same run. Prints requests/s, p50 and p99 latency (to the
  *    microsecond, from every 2xx answer's time; autocannon's own are whole milliseconds), the
@@ -403,7 +404,11 @@ async function main() {
     for (const target of ["echo:tools/call", "echo:tools/list", ...ours])
       await load(apiKey, target, group, 1);
     // The reference and ping first and last, so a drift of the machine during the run shows.
+    // Each of ours after ping is measured right after a run of ping of its own: its ratios.
+    const pingBefore = new Map<string, number>();
     for (const target of ["echo:tools/call", "echo:tools/list", ...ours, "ping", "echo:tools/call"]) {
+      if (ours.includes(target) && target !== "ping")
+        pingBefore.set(target, (await load(apiKey, "ping", group)).p50);
       const first = await probe(apiKey, target); // also warms the route and the query plans
       if (first.isError) console.warn(`Note: ${target} answered an error: ${first.note}`);
       const measured = await load(apiKey, target, group);
@@ -412,8 +417,9 @@ async function main() {
         `  ${target}: ${measured.rps.toFixed(0)} req/s, p50 ${measured.p50.toFixed(2)} ms, ${measured.cpuMs.toFixed(2)} ms CPU`,
       );
     }
-    // Ping's faster run: a drift of the machine never makes a tool look cheaper than it is.
-    const pingP50 = Math.min(...rows.filter((r) => r.target === "ping").map((r) => r.p50)) || 1;
+    // Ping's own rows (and the reference's) against ping's faster whole run.
+    const fastestPing = Math.min(...rows.filter((r) => r.target === "ping").map((r) => r.p50)) || 1;
+    const pingOf = (r: Row) => pingBefore.get(r.target) ?? fastestPing;
     // The reference runs first and last; the faster of the two (the first may still be warming up).
     const echoCallRps = Math.max(1, ...rows.filter((r) => r.target === "echo:tools/call").map((r) => r.rps));
     const echoListRps = rows.find((r) => r.target === "echo:tools/list")?.rps || 1;
@@ -430,6 +436,7 @@ async function main() {
       "p50 ms",
       "p99 ms",
       "answer bytes",
+      "ping p50 ms",
       "p50 / ping p50",
       "p99 / ping p50",
       "CPU ms/req",
@@ -445,8 +452,9 @@ async function main() {
       r.p50.toFixed(2),
       r.p99.toFixed(2),
       String(r.bytes),
-      (r.p50 / pingP50).toFixed(1),
-      (r.p99 / pingP50).toFixed(1),
+      pingOf(r).toFixed(2),
+      (r.p50 / pingOf(r)).toFixed(1),
+      (r.p99 / pingOf(r)).toFixed(1),
       r.cpuMs.toFixed(2),
       ...(DATABASE_URL ? [r.dbCpuMs.toFixed(2)] : []),
       ratio(r),
@@ -461,6 +469,9 @@ async function main() {
     for (const row of table) console.log(line(row));
     console.log(
       "\nThe reference (ref) is mcp-handler's own hello world: one echo tool, no auth, no database, on the same server.",
+    );
+    console.log(
+      "Each tool's ratios are to the run of ping just before it (its ping p50 ms); ping's and the reference's to ping's faster whole run.",
     );
     if (DATABASE_URL)
       console.log("DB CPU is every local PostgreSQL process's, so run the bench with nothing else using it.");
