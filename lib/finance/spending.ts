@@ -208,12 +208,13 @@ export async function getSpendingBreakdown(
   },
 ): Promise<{ groups: BreakdownGroup[]; totals: BreakdownTotals[] }> {
   const { groupBy, accountIds, previous } = options;
-  // By category or month, both ranges in one statement (their sums are a few rows a day); by
-  // merchant or account, one statement per range, run together: one pass over both costs more
-  // than two (on the heavy user's year by merchant, 5.9 ms against 2 × 2.2).
+  // Both ranges in one statement, except by account: one statement per range, run together (one
+  // pass over both read the rows by account of every month, and cost more than two). By merchant
+  // one pass reads the merchant months and, once, the days the two ranges meet on (a year by
+  // merchant on the heavy user: 2.3–2.7 ms of PostgreSQL CPU per call instead of 2.5–3.2).
   const ranges: [DateRange, ...DateRange[]] = previous ? [options.range, previous] : [options.range];
   const [current = [], before = null] =
-    groupBy === "category" || groupBy === "month"
+    groupBy !== "account"
       ? await getSpendingByGroup(db, userId, ranges, groupBy, accountIds)
       : (
           await Promise.all(ranges.map((r) => getSpendingByGroup(db, userId, [r], groupBy, accountIds)))
