@@ -3,6 +3,7 @@ import {
   addDays,
   addMonths,
   datesUntil,
+  endOfMonth,
   isIsoDate,
   monthsToDate,
   PERIODS,
@@ -167,6 +168,36 @@ describe("isIsoDate", () => {
     expect(isIsoDate("2025-02-30")).toBe(false);
     expect(isIsoDate("2025-2-3")).toBe(false);
     expect(isIsoDate("yesterday")).toBe(false);
+    expect(isIsoDate("2024-02-29")).toBe(true);
+    expect(isIsoDate("2023-02-29")).toBe(false);
+    expect(isIsoDate("2025-13-01")).toBe(false);
+    expect(isIsoDate("2025-00-10")).toBe(false);
+    expect(isIsoDate("2025-04-31")).toBe(false);
+    // Years below 100 are years, not 1900 + the year.
+    expect(isIsoDate("0050-01-01")).toBe(true);
+  });
+});
+
+describe("addDays and addMonths", () => {
+  it("agree with the ISO dates of Date's own arithmetic over four centuries", () => {
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const start = Date.UTC(1850, 0, 1);
+    for (let days = 0; days < 146_100; days += 37) {
+      const date = iso(start + days * 86_400_000);
+      expect(addDays(date, 400)).toBe(iso(start + (days + 400) * 86_400_000));
+      expect(addDays(date, -1)).toBe(iso(start + (days - 1) * 86_400_000));
+    }
+    expect(addMonths("2024-03-31", -1)).toBe("2024-02-29");
+    expect(addMonths("2100-03-31", -1)).toBe("2100-02-28");
+    expect(addMonths("0099-12-15", 1)).toBe("0100-01-15");
+    expect(addMonths("2025-01-31", 13)).toBe("2026-02-28");
+    expect(addMonths("2025-01-31", -25)).toBe("2022-12-31");
+    expect(["1900-02-10", "2000-02-10", "2100-02-01", "2024-12-31"].map(endOfMonth)).toEqual([
+      "1900-02-28",
+      "2000-02-29",
+      "2100-02-28",
+      "2024-12-31",
+    ]);
   });
 });
 
