@@ -79,7 +79,7 @@ describe("database drivers", () => {
     expect(viaBuilder).toEqual(user);
     const kept = await preparedHolding(handle.db, "as big");
     expect(kept).toHaveLength(1);
-    expect(kept[0]).not.toContain(PLANNED_EACH_RUN);
+    expect(kept[0]?.statement).not.toContain(PLANNED_EACH_RUN);
     // A failing run reports PostgreSQL's error (unique violation) and leaves the session usable.
     await expect(handle.db.insert(users).values({ email: "types@test.local" })).rejects.toMatchObject({
       cause: { code: "23505" },
@@ -136,19 +136,6 @@ describe("database drivers", () => {
     await expectPreparedOnce(handle.db);
   });
 
-  /** Plans made of the kept statement holding `text`: for the values (custom) and once (generic). */
-  async function keptPlans(db: Database, text: string) {
-    return z
-      .object({ rows: z.array(z.object({ generic: z.coerce.number(), custom: z.coerce.number() })) })
-      .parse(
-        await db.execute(
-          sql`select generic_plans as generic, custom_plans as custom from pg_prepared_statements
-              where name like 'll\_%' and statement like ${`%${text}%`}
-                and statement not like '%pg_prepared%'`,
-        ),
-      ).rows;
-  }
-
   /**
    * A PGlite database, and a PostgreSQL one in the `postgres` project whose requests share one
    * connection (a session sees only its own prepared statements).
@@ -176,7 +163,7 @@ describe("database drivers", () => {
     // the server planned the statement again on every run (about 2 ms of the overview's 5 statements).
     for (const handle of await bothDatabases()) {
       for (let run = 0; run < 8; run++) await listDebts(handle.db, "no-such-user");
-      const plans = await keptPlans(handle.db, "generate_series(1, ");
+      const plans = await preparedHolding(handle.db, "generate_series(1, ");
       expect(plans, handle.kind).toHaveLength(1);
       // A few plans for the values first, then the one plan made once (PostgreSQL's own rule).
       expect(plans[0]?.generic, handle.kind).toBeGreaterThanOrEqual(3);
@@ -215,7 +202,7 @@ describe("database drivers", () => {
   ])("keeps $statement prepared", async ({ run, holds }) => {
     for (const handle of await bothDatabases()) {
       for (let n = 0; n < 8; n++) await run(handle.db);
-      const plans = await keptPlans(handle.db, holds);
+      const plans = await preparedHolding(handle.db, holds);
       expect(plans, handle.kind).toHaveLength(1);
       expect((plans[0]?.generic ?? 0) + (plans[0]?.custom ?? 0), handle.kind).toBe(8);
     }
@@ -287,13 +274,21 @@ async function expectPreparedOnce(db: Awaited<ReturnType<typeof openDatabase>>["
 }
 
 /** The texts of the session's statements we keep prepared (named `ll_…`) that hold `text`. */
-async function preparedHolding(db: Awaited<ReturnType<typeof openDatabase>>["db"], text: string) {
-  const result = await db.execute(
-    sql`select statement from pg_prepared_statements
-        where name like 'll\_%' and statement like ${`%${text}%`} and statement not like '%pg_prepared%'`,
-  );
+/**
+ * The kept (prepared) statements of this session whose text holds `text`, with the plans made of
+ * each: for the values (custom) and once (generic).
+ */
+async function preparedHolding(db: Database, text: string) {
   return z
-    .object({ rows: z.array(z.object({ statement: z.string() })) })
-    .parse(result)
-    .rows.map((r) => r.statement);
+    .object({
+      rows: z.array(
+        z.object({ statement: z.string(), generic: z.coerce.number(), custom: z.coerce.number() }),
+      ),
+    })
+    .parse(
+      await db.execute(
+        sql`select statement, generic_plans as generic, custom_plans as custom from pg_prepared_statements
+            where name like 'll\_%' and statement like ${`%${text}%`} and statement not like '%pg_prepared%'`,
+      ),
+    ).rows;
 }
