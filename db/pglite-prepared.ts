@@ -6,7 +6,7 @@
  * every later run is ONE exchange (bind, describe, execute, sync), planned from the cached
  * statement: the caller's statement costs a third less CPU, and PGlite runs on the request's own
  * thread. The answer is PGlite's own (`parseResults` of the same messages), parameters are
- * serialized as PGlite does, and statements run under its query lock.
+ * serialized as PGlite does, and statements run under its transaction and query locks.
  *
  * Only plain statements outside transactions take this path (inside one, PGlite's transaction
  * object calls its own internals), and not the ones marked to be planned for their values
@@ -87,25 +87,30 @@ export function prepareStatements(
     )
       return plainQuery(text, params, options);
     if (options?.blob || !client.ready) return plainQuery(text, params, options);
-    const answer = await client.runExclusive(async () => {
-      const statement = statements.get(text) ?? (await prepare(text, options));
-      if (!statement) return undefined;
-      const values = params.map((value, i) => {
-        if (value === null || value === undefined) return null;
-        const type = statement.paramTypes[i] ?? 0;
-        const serializer = options?.serializers?.[type] ?? client.serializers[type];
-        return serializer ? serializer(value) : String(value);
-      });
-      const { messages } = await client.execProtocol(
-        joined([
-          serialize.bind({ statement: statement.name, values }),
-          serialize.describe({ type: "P" }),
-          serialize.execute({}),
-          serialize.sync(),
-        ]),
-      );
-      return parse.parseResults(messages, client.parsers, options)[0];
-    });
+    // PGlite's own `query` waits for an open transaction to end (its transaction lock), then
+    // takes the query lock: a statement let in between a transaction's statements would run
+    // inside it, read its uncommitted rows, and by failing abort it.
+    const answer = await client._runExclusiveTransaction(() =>
+      client.runExclusive(async () => {
+        const statement = statements.get(text) ?? (await prepare(text, options));
+        if (!statement) return undefined;
+        const values = params.map((value, i) => {
+          if (value === null || value === undefined) return null;
+          const type = statement.paramTypes[i] ?? 0;
+          const serializer = options?.serializers?.[type] ?? client.serializers[type];
+          return serializer ? serializer(value) : String(value);
+        });
+        const { messages } = await client.execProtocol(
+          joined([
+            serialize.bind({ statement: statement.name, values }),
+            serialize.describe({ type: "P" }),
+            serialize.execute({}),
+            serialize.sync(),
+          ]),
+        );
+        return parse.parseResults(messages, client.parsers, options)[0];
+      }),
+    );
     return answer ?? plainQuery(text, params, options);
   };
   (client as unknown as { query: typeof query }).query = query;

@@ -158,6 +158,45 @@ describe("database drivers", () => {
     return handles;
   }
 
+  it("never runs a request's statement inside another's open transaction", async () => {
+    // PGlite has one session: a statement let in between a transaction's statements (a sync's)
+    // would read its uncommitted rows, and its failure would abort the transaction.
+    for (const handle of await bothDatabases()) {
+      const email = `isolated-${crypto.randomUUID()}@test.local`;
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let begun = () => {};
+      const inside = new Promise<void>((resolve) => {
+        begun = resolve;
+      });
+      const transaction = handle.db.transaction(async (tx) => {
+        await tx.insert(users).values({ email });
+        begun();
+        await held;
+        await tx.update(users).set({ name: "committed" }).where(eq(users.email, email));
+      });
+      await inside;
+      const read = handle.db.select({ name: users.name }).from(users).where(eq(users.email, email));
+      const failing = handle.db.execute(sql`select 1 / (select count(*) - count(*) from users)`);
+      failing.catch(() => undefined);
+      const early = await Promise.race([
+        read.then((rows) => rows),
+        new Promise((resolve) => setTimeout(() => resolve("waiting"), 300)),
+      ]);
+      release();
+      await transaction;
+      // Both wait for the commit: PGlite's one session, and here PostgreSQL's one connection.
+      expect(early, handle.kind).toBe("waiting");
+      await expect(failing, handle.kind).rejects.toThrow();
+      expect(await handle.db.select({ name: users.name }).from(users).where(eq(users.email, email))).toEqual([
+        { name: "committed" },
+      ]);
+      await handle.db.delete(users).where(eq(users.email, email));
+    }
+  });
+
   it("runs the debts statement with the plan made once for it, not planned anew on every run", async () => {
     // Bound, the count of cycles left the plan made once worse than one made for the values, and
     // the server planned the statement again on every run (about 2 ms of the overview's 5 statements).
