@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
-import { prepareStatements } from "./pglite-prepared";
+import { PgliteThread } from "./pglite-thread";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -45,31 +45,23 @@ export async function openDatabase(options: {
 }): Promise<Handle> {
   const config = { schema, casing: "snake_case" as const };
   if (!options.url) {
-    const pglite = await import("@electric-sql/pglite");
-    const { PGlite } = pglite;
-    // The extensions the migrations create (transaction search, 0004).
-    const extensions = {
-      pg_trgm: (await import("@electric-sql/pglite/contrib/pg_trgm")).pg_trgm,
-      unaccent: (await import("@electric-sql/pglite/contrib/unaccent")).unaccent,
-    };
     const { drizzle } = await import("drizzle-orm/pglite");
     const dir = options.pgliteDir ?? ".data/pglite";
-    let client: InstanceType<typeof PGlite>;
-    if (dir.startsWith("memory://")) client = new PGlite(dir, { extensions });
-    else {
-      // PGlite creates its own folder but not the parents (a fresh clone has no .data/).
-      mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
-      client = new PGlite(path.resolve(dir), { extensions });
-    }
-    if (getEnv().DB_PREPARED_STATEMENTS)
-      prepareStatements(client, pglite, {
-        maxText: PREPARED_TEXT_MAX,
-        maxParams: PREPARED_PARAMS_MAX,
-        maxStatements: PREPARED_STATEMENTS_MAX,
-        skipMarker: PLANNED_EACH_RUN,
-      });
-    if (options.observe) observeCalls(client, ["query", "exec"], options.observe);
-    const db = drizzle({ client, ...config });
+    // PGlite creates its own folder but not the parents (a fresh clone has no .data/).
+    if (!dir.startsWith("memory://")) mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
+    const client = new PgliteThread({
+      dir: dir.startsWith("memory://") ? dir : path.resolve(dir),
+      prepared: getEnv().DB_PREPARED_STATEMENTS
+        ? {
+            maxText: PREPARED_TEXT_MAX,
+            maxParams: PREPARED_PARAMS_MAX,
+            maxStatements: PREPARED_STATEMENTS_MAX,
+            skipMarker: PLANNED_EACH_RUN,
+          }
+        : null,
+    });
+    if (options.observe) observeCalls(client, ["query"], options.observe);
+    const db = drizzle({ client: client as never, ...config });
     if (options.migrate !== false) {
       const { migrate } = await import("drizzle-orm/pglite/migrator");
       await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });

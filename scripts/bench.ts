@@ -18,7 +18,8 @@
  *    by the same server in the same run. Prints requests/s, p50 and p99 latency (to the
  *    microsecond, from every 2xx answer's time; autocannon's own are whole milliseconds), the
  *    answer's size, each tool's p50 and p99 as multiples of ping's p50, the server's CPU per request (its
- *    processes' user + system time from /proc, over the run), with PostgreSQL the database's CPU
+ *    processes' user + system time from /proc, over the run) and its request thread's alone (on
+ *    PGlite the database runs on a thread of its own, db/pglite-thread.ts), with PostgreSQL the database's CPU
  *    per request (every local `postgres` process) and throughput as a ratio to the reference
  *    (tools/call against the echo tool's tools/call, tools/list against its tools/list).
  *
@@ -190,14 +191,23 @@ function body(target: string): string {
 
 const urlOf = (target: string) => (target.startsWith("echo:") ? ECHO_URL : MCP_URL);
 
-/** User + system CPU seconds of each process `select` picks, by process id (Linux /proc). */
-function cpuSeconds(select: (command: string, processGroup: number) => boolean): Map<string, number> {
+/**
+ * User + system CPU seconds of each process `select` picks, by process id (Linux /proc); with
+ * `mainThread`, of its main thread alone (a Node server's request thread).
+ */
+function cpuSeconds(
+  select: (command: string, processGroup: number) => boolean,
+  mainThread = false,
+): Map<string, number> {
   const ticks = 100; // USER_HZ on Linux
   const byProcess = new Map<string, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const stat = readFileSync(
+        mainThread ? `/proc/${entry}/task/${entry}/stat` : `/proc/${entry}/stat`,
+        "utf8",
+      );
       // Fields after the command (which may hold spaces) start after the last ")".
       const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -221,8 +231,9 @@ function cpuBetween(before: Map<string, number>, after: Map<string, number>): nu
   return total;
 }
 
-/** The server's processes (its process group). */
-const serverCpuSeconds = (groupId: number) => cpuSeconds((_, group) => group === groupId);
+/** The server's processes (its process group); with `mainThread`, their main threads alone. */
+const serverCpuSeconds = (groupId: number, mainThread = false) =>
+  cpuSeconds((_, group) => group === groupId, mainThread);
 /** A PostgreSQL server on this machine (its backends are all named "postgres"); none when there is none. */
 const databaseCpuSeconds = () => cpuSeconds((command) => command === "postgres");
 
@@ -303,6 +314,8 @@ interface Row {
   target: string;
   rps: number;
   cpuMs: number;
+  /** The server's main threads' (the request thread; on PGlite, the database has a thread of its own). */
+  mainCpuMs: number;
   dbCpuMs: number;
   p50: number;
   p99: number;
@@ -324,6 +337,7 @@ async function load(
   duration = DURATION,
 ): Promise<Omit<Row, "bytes">> {
   const cpuBefore = serverCpuSeconds(serverGroup);
+  const mainCpuBefore = serverCpuSeconds(serverGroup, true);
   const dbCpuBefore = databaseCpuSeconds();
   // autocannon's own percentiles are whole milliseconds (its histogram stores integers): at a
   // 5 ms ping that is a 20 % step in every ratio. Each 2xx answer's time is kept here instead, to
@@ -347,6 +361,7 @@ async function load(
   });
   times.sort((a, b) => a - b);
   const cpu = cpuBetween(cpuBefore, serverCpuSeconds(serverGroup));
+  const mainCpu = cpuBetween(mainCpuBefore, serverCpuSeconds(serverGroup, true));
   const dbCpu = cpuBetween(dbCpuBefore, databaseCpuSeconds());
   const perRequest = (seconds: number) =>
     result.requests.total > 0 ? (seconds * 1000) / result.requests.total : 0;
@@ -354,6 +369,7 @@ async function load(
     target,
     rps: result.requests.average,
     cpuMs: perRequest(cpu),
+    mainCpuMs: perRequest(mainCpu),
     dbCpuMs: perRequest(dbCpu),
     p50: percentile(times, 50),
     p99: percentile(times, 99),
@@ -440,6 +456,7 @@ async function main() {
       "p50 / ping p50",
       "p99 / ping p50",
       "CPU ms/req",
+      "request thread CPU ms/req",
       ...(DATABASE_URL ? ["DB CPU ms/req"] : []),
       "req/s / reference",
       "statements (before answer + after)",
@@ -456,6 +473,7 @@ async function main() {
       (r.p50 / pingOf(r)).toFixed(1),
       (r.p99 / pingOf(r)).toFixed(1),
       r.cpuMs.toFixed(2),
+      r.mainCpuMs.toFixed(2),
       ...(DATABASE_URL ? [r.dbCpuMs.toFixed(2)] : []),
       ratio(r),
       statements.get(r.target) ?? "",

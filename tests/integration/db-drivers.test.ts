@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 import { eq, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type Database, openDatabase, PLANNED_EACH_RUN } from "@/db";
@@ -56,7 +58,7 @@ describe("database drivers", () => {
     expect(await tableNames(handle.db)).toContain("users");
   });
 
-  it("keeps PGlite's statements prepared: answers equal to PGlite's own, one statement per text", async () => {
+  it("keeps PGlite's statements prepared on its thread: answers equal to PGlite's own, one statement per text", async () => {
     const handle = await openDatabase({ pgliteDir: "memory://" });
     closers.push(handle.close);
     await expectPreparedOnce(handle.db);
@@ -67,10 +69,15 @@ describe("database drivers", () => {
       sql.raw(`select 12345678901234::bigint as big, 1.10::numeric(12,2) as num, date '2026-02-28' as day,
         timestamptz '2026-11-25 21:30:00+00' as at, '{"a":[1,null]}'::json as doc, array[1,2]::int[] as list,
         null::text as nothing, true as yes, 'é ü'::text as word ${marker}`);
+    // And equal to PGlite's in this thread: the values cross from the database's thread intact.
+    const inThisThread = new PGlite();
+    closers.push(() => inThisThread.close());
+    const reference = await drizzle({ client: inThisThread }).execute(typed(""));
     for (let run = 0; run < 2; run++) {
       const prepared = await handle.db.execute(typed(""));
       const plain = await handle.db.execute(typed(PLANNED_EACH_RUN));
       expect(JSON.stringify(prepared)).toBe(JSON.stringify(plain).replace(PLANNED_EACH_RUN, ""));
+      expect(prepared).toEqual(reference);
     }
     const [viaBuilder] = await handle.db
       .select()

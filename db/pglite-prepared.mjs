@@ -1,38 +1,31 @@
+// @ts-check
 /**
- * Prepared statements for embedded PGlite, as the request pool has them on a server (db/index.ts
- * `prepareOncePerConnection`). PGlite's own `query(text, params)` parses and plans its text on
- * every call, in six protocol exchanges with the WASM backend (parse, describe, bind, describe,
- * execute, sync). Here each statement text is parsed once per database under its own name, and
- * every later run is ONE exchange (bind, describe, execute, sync), planned from the cached
- * statement: the caller's statement costs a third less CPU, and PGlite runs on the request's own
- * thread. The answer is PGlite's own (`parseResults` of the same messages), parameters are
- * serialized as PGlite does, and statements run under its transaction and query locks.
+ * Prepared statements for embedded PGlite (on its thread, db/pglite-worker.mjs), as the request
+ * pool has them on a server (db/index.ts `prepareOncePerConnection`). PGlite's own
+ * `query(text, params)` parses and plans its text on every call, in six protocol exchanges with
+ * the WASM backend (parse, describe, bind, describe, execute, sync). Here each statement text is
+ * parsed once per database under its own name, and every later run is ONE exchange (bind,
+ * describe, execute, sync), planned from the cached statement: the caller's statement costs a
+ * third less CPU. The answer is PGlite's own (`parseResults` of the same messages), parameters
+ * are serialized as PGlite does, and statements run under its transaction and query locks.
  *
  * Only plain statements outside transactions take this path (inside one, PGlite's transaction
  * object calls its own internals), and not the ones marked to be planned for their values
  * (`PLANNED_EACH_RUN`), nor long or many-parameter ones (bulk writes vary in shape).
  */
-import type { PGlite, QueryOptions, Results } from "@electric-sql/pglite";
+import { parse, protocol } from "@electric-sql/pglite";
 
-/** PGlite's protocol serializer and result parser (the module is imported where PGlite is opened). */
-type PgliteModule = Pick<typeof import("@electric-sql/pglite"), "parse" | "protocol">;
+/** @typedef {import("@electric-sql/pglite").PGlite} PGlite */
+/** @typedef {import("@electric-sql/pglite").QueryOptions} QueryOptions */
+/** @typedef {import("@electric-sql/pglite").Results} Results */
+/** @typedef {import("./pglite-thread").PreparedLimits} PreparedLimits */
+/** @typedef {{ name: string, paramTypes: number[] }} Statement */
 
-/** The longest statement text kept prepared, the most parameters, and the most statements. */
-export interface PreparedLimits {
-  maxText: number;
-  maxParams: number;
-  maxStatements: number;
-  /** Statements whose text holds this are never prepared. */
-  skipMarker: string;
-}
-
-interface Statement {
-  name: string;
-  paramTypes: number[];
-}
-
-/** Concatenates protocol messages into one buffer (one exchange with the backend). */
-function joined(parts: Uint8Array[]): Uint8Array {
+/**
+ * Concatenates protocol messages into one buffer (one exchange with the backend).
+ * @param {Uint8Array[]} parts
+ */
+function joined(parts) {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const part of parts) {
@@ -42,22 +35,24 @@ function joined(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Makes `client.query` run each statement text prepared (see the module comment). */
-export function prepareStatements(
-  client: PGlite,
-  { parse, protocol }: PgliteModule,
-  limits: PreparedLimits,
-): void {
+/**
+ * Makes `client.query` run each statement text prepared (see the module comment).
+ * @param {PGlite} client
+ * @param {PreparedLimits} limits
+ */
+export function prepareStatements(client, limits) {
   const { serialize } = protocol;
-  const statements = new Map<string, Statement>();
-  const plainQuery = client.query.bind(client) as (
-    text: string,
-    params?: unknown[],
-    options?: QueryOptions,
-  ) => Promise<Results>;
+  /** @type {Map<string, Statement>} */
+  const statements = new Map();
+  const plainQuery = client.query.bind(client);
 
-  /** Parses `text` under a new name; undefined when it fails (the plain path will report why). */
-  async function prepare(text: string, options: QueryOptions | undefined): Promise<Statement | undefined> {
+  /**
+   * Parses `text` under a new name; undefined when it fails (the plain path will report why).
+   * @param {string} text
+   * @param {QueryOptions | undefined} options
+   * @returns {Promise<Statement | undefined>}
+   */
+  async function prepare(text, options) {
     const name = `ll_${statements.size + 1}`;
     const { messages } = await client.execProtocol(
       joined([
@@ -68,15 +63,21 @@ export function prepareStatements(
       { syncToFs: false, throwOnError: false },
     );
     if (messages.some((m) => m.name === "error")) return undefined;
-    const described = messages.find((m) => m.name === "parameterDescription") as
-      | { dataTypeIDs: number[] }
-      | undefined;
+    const described = /** @type {{ dataTypeIDs: number[] } | undefined} */ (
+      messages.find((m) => m.name === "parameterDescription")
+    );
     const statement = { name, paramTypes: described?.dataTypeIDs ?? [] };
     statements.set(text, statement);
     return statement;
   }
 
-  const query = async (text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results> => {
+  /**
+   * @param {string} text
+   * @param {unknown[]} [params]
+   * @param {QueryOptions} [options]
+   * @returns {Promise<Results>}
+   */
+  const query = async (text, params = [], options) => {
     const known = statements.get(text);
     if (
       !known &&
@@ -108,10 +109,10 @@ export function prepareStatements(
             serialize.sync(),
           ]),
         );
-        return parse.parseResults(messages, client.parsers, options)[0];
+        return /** @type {Results} */ (parse.parseResults(messages, client.parsers, options)[0]);
       }),
     );
     return answer ?? plainQuery(text, params, options);
   };
-  (client as unknown as { query: typeof query }).query = query;
+  client.query = /** @type {PGlite["query"]} */ (query);
 }
