@@ -82,11 +82,11 @@ async function answer(request) {
       const target = request.tx === undefined ? client : transactions.get(request.tx)?.tx;
       if (!target) throw new Error("The transaction has ended");
       const parsers = keptAsText(request.textTypes);
-      const result = await target.query(request.text, request.params, {
+      // PGlite's answer whole (rows, fields, counts), as PGlite in the request thread gives it.
+      return await target.query(request.text, request.params, {
         ...(request.rowMode ? { rowMode: request.rowMode } : {}),
         ...(parsers ? { parsers } : {}),
       });
-      return { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };
     }
     case "begin": {
       // Answered once BEGIN has run (PGlite's transaction lock held); ended by commit or rollback.

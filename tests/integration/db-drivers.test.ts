@@ -10,6 +10,7 @@ import { type Database, openDatabase, PLANNED_EACH_RUN } from "@/db";
 import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { users } from "@/db/schema";
 import { resetEnvCache } from "@/lib/env";
+import { isDatabaseUnavailable } from "@/lib/errors";
 import { getBalanceTotals, listAccounts } from "@/lib/finance/accounts";
 import { listDebts } from "@/lib/finance/liabilities";
 import { getCashFlow, getPeriodComparison } from "@/lib/finance/spending";
@@ -164,6 +165,14 @@ describe("database drivers", () => {
     for (const handle of handles) closers.push(handle.close);
     return handles;
   }
+
+  it("answers a statement on a closed PGlite at once, as the database being unavailable", async () => {
+    const handle = await openDatabase({ pgliteDir: "memory://" });
+    await handle.close();
+    const error = await handle.db.execute(sql`select 1`).catch((e: unknown) => e);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    await handle.close(); // closing twice is harmless
+  });
 
   it("never runs a request's statement inside another's open transaction", async () => {
     // PGlite has one session: a statement let in between a transaction's statements (a sync's)
