@@ -46,11 +46,14 @@ export async function openDatabase(options: {
   const config = { schema, casing: "snake_case" as const };
   if (!options.url) {
     const { drizzle } = await import("drizzle-orm/pglite");
-    const dir = options.pgliteDir ?? ".data/pglite";
+    const given = options.pgliteDir ?? ".data/pglite";
+    // The data folder is chosen at run time: no build-time tracing of what it may hold (without the
+    // comment, Turbopack would trace the whole project into the server's output).
+    const dir = given.startsWith("memory://") ? given : path.resolve(/*turbopackIgnore: true*/ given);
     // PGlite creates its own folder but not the parents (a fresh clone has no .data/).
-    if (!dir.startsWith("memory://")) mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
+    if (!dir.startsWith("memory://")) mkdirSync(path.dirname(dir), { recursive: true });
     const client = new PgliteThread({
-      dir: dir.startsWith("memory://") ? dir : path.resolve(dir),
+      dir,
       prepared: getEnv().DB_PREPARED_STATEMENTS
         ? {
             maxText: PREPARED_TEXT_MAX,

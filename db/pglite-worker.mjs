@@ -96,6 +96,7 @@ async function answer(request) {
         const decided = new Promise((commit, rollback) => {
           decide = (yes) => (yes ? commit(undefined) : rollback(ROLLBACK));
         });
+        // The callback runs once BEGIN has run, after `ended` is assigned.
         const ended = client.transaction(async (tx) => {
           transactions.set(request.id, { tx, decide, ended });
           began(request.id);
