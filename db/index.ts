@@ -47,11 +47,12 @@ export async function openDatabase(options: {
   if (!options.url) {
     const { drizzle } = await import("drizzle-orm/pglite");
     const given = options.pgliteDir ?? ".data/pglite";
+    const inMemory = given.startsWith("memory://");
     // The data folder is chosen at run time: no build-time tracing of what it may hold (without the
     // comment, Turbopack would trace the whole project into the server's output).
-    const dir = given.startsWith("memory://") ? given : path.resolve(/*turbopackIgnore: true*/ given);
+    const dir = inMemory ? given : path.resolve(/*turbopackIgnore: true*/ given);
     // PGlite creates its own folder but not the parents (a fresh clone has no .data/).
-    if (!dir.startsWith("memory://")) mkdirSync(path.dirname(dir), { recursive: true });
+    if (!inMemory) mkdirSync(path.dirname(dir), { recursive: true });
     const client = new PgliteThread({
       dir,
       prepared: getEnv().DB_PREPARED_STATEMENTS

@@ -87,26 +87,12 @@ export class PgliteThread {
     this.#worker.unref();
   }
 
-  query: Query = async (text, params = [], options) => {
-    const result = (await this.#ask({
-      op: "query",
-      text,
-      params,
-      ...queryOptions(options),
-    })) as Results;
-    return withParsers(result, options);
-  };
+  query: Query = (text, params = [], options) => this.#query(text, params, options);
 
   /** Runs `fn` in a transaction: committed when it returns, rolled back when it throws. */
   async transaction<T>(fn: (tx: { query: Query }) => Promise<T>): Promise<T> {
     const id = (await this.#ask({ op: "begin" })) as number;
-    const tx = {
-      query: (async (text, params = [], options) =>
-        withParsers(
-          (await this.#ask({ op: "query", text, params, tx: id, ...queryOptions(options) })) as Results,
-          options,
-        )) as Query,
-    };
+    const tx = { query: ((text, params = [], options) => this.#query(text, params, options, id)) as Query };
     let result: T;
     try {
       result = await fn(tx);
@@ -123,6 +109,18 @@ export class PgliteThread {
     await this.#ask({ op: "close" });
     this.#closed = new Error("PGlite is closed");
     await this.#worker.terminate();
+  }
+
+  /** A statement, outside any transaction or in transaction `tx`; the caller's parsers applied here. */
+  async #query(text: string, params: unknown[], options: QueryOptions | undefined, tx?: number) {
+    const result = (await this.#ask({
+      op: "query",
+      text,
+      params,
+      ...(tx === undefined ? {} : { tx }),
+      ...queryOptions(options),
+    })) as Results;
+    return withParsers(result, options);
   }
 
   #ask(request: DistributiveOmit<Request, "id">): Promise<unknown> {

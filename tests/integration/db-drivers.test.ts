@@ -80,6 +80,17 @@ describe("database drivers", () => {
       expect(JSON.stringify(prepared)).toBe(JSON.stringify(plain).replace(PLANNED_EACH_RUN, ""));
       expect(prepared).toEqual(reference);
     }
+    // A caller's own parsers apply on this side of the thread, in both row modes, as PGlite's do.
+    const day = "select date '2026-02-28' as day, 7 as n";
+    const parsers = { 1082: (value: string) => `day ${value}` };
+    const thread = (handle.db as unknown as { $client: PGlite }).$client;
+    for (const rowMode of ["array", "object"] as const) {
+      const own = await inThisThread.query(day, [], { rowMode, parsers });
+      expect((await thread.query(day, [], { rowMode, parsers })).rows).toEqual(own.rows);
+      expect(own.rows).toEqual(
+        rowMode === "array" ? [["day 2026-02-28", 7]] : [{ day: "day 2026-02-28", n: 7 }],
+      );
+    }
     const [viaBuilder] = await handle.db
       .select()
       .from(users)
