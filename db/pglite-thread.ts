@@ -66,17 +66,21 @@ export class PgliteThread {
   >();
   #next = 1;
   #closed: Error | undefined;
+  /** Requests not yet sent: those made in one turn of the event loop cross in one message. */
+  #outbox: Request[] = [];
 
   constructor(options: ThreadOptions) {
     this.#worker = new Worker(WORKER, { workerData: options });
-    this.#worker.on("message", (reply: Reply) => {
-      const waiting = this.#pending.get(reply.id);
-      if (!waiting) return;
-      this.#pending.delete(reply.id);
+    this.#worker.on("message", (replies: Reply[]) => {
+      for (const reply of replies) {
+        const waiting = this.#pending.get(reply.id);
+        if (!waiting) continue;
+        this.#pending.delete(reply.id);
+        if (reply.error) waiting.reject(rebuilt(reply.error));
+        else waiting.resolve(reply.result);
+      }
       // An idle thread does not keep the process alive; a request waiting for it does.
       if (this.#pending.size === 0) this.#worker.unref();
-      if (reply.error) waiting.reject(rebuilt(reply.error));
-      else waiting.resolve(reply.result);
     });
     this.#worker.on("error", (error) =>
       this.#fail(new Error("PGlite is closed (its thread failed)", { cause: error })),
@@ -129,9 +133,16 @@ export class PgliteThread {
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       if (this.#pending.size === 1) this.#worker.ref();
-      this.#worker.postMessage({ ...request, id });
+      if (this.#outbox.push({ ...request, id } as Request) === 1) setImmediate(this.#send);
     });
   }
+
+  /** Sends the outbox as one message (waking a thread costs more than the message). */
+  #send = () => {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    this.#worker.postMessage(batch);
+  };
 
   /** The thread is gone: every waiting request, and every later one, fails with `error`. */
   #fail(error: Error): void {

@@ -123,9 +123,29 @@ async function answer(request) {
   }
 }
 
-port.on("message", (/** @type {Request} */ request) => {
-  answer(request).then(
-    (result) => port.postMessage(/** @type {Reply} */ ({ id: request.id, result })),
-    (error) => port.postMessage(/** @type {Reply} */ ({ id: request.id, error: described(error) })),
-  );
+/**
+ * Answers not yet sent: those ready in one turn of the event loop cross in one message (each is
+ * sent at the end of the turn it is ready in, never held for another: a BEGIN may wait for a
+ * transaction whose COMMIT needs an answer sent first).
+ * @type {Reply[]}
+ */
+let outbox = [];
+
+function send() {
+  const replies = outbox;
+  outbox = [];
+  port.postMessage(replies);
+}
+
+/** @param {Reply} reply */
+function reply(reply) {
+  if (outbox.push(reply) === 1) setImmediate(send);
+}
+
+port.on("message", (/** @type {Request[]} */ requests) => {
+  for (const request of requests)
+    answer(request).then(
+      (result) => reply({ id: request.id, result }),
+      (error) => reply({ id: request.id, error: described(error) }),
+    );
 });

@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/pglite";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type Database, openDatabase, PLANNED_EACH_RUN } from "@/db";
 import { fixedStatement, runFixed } from "@/db/fixed-statement";
@@ -14,6 +15,7 @@ import { isDatabaseUnavailable } from "@/lib/errors";
 import { getBalanceTotals, listAccounts } from "@/lib/finance/accounts";
 import { listDebts } from "@/lib/finance/liabilities";
 import { getCashFlow, getPeriodComparison } from "@/lib/finance/spending";
+import { executeRows } from "@/lib/finance/sql";
 import { testDatabaseKind } from "../helpers/db";
 import { startWsProxy } from "../helpers/ws-proxy";
 
@@ -183,6 +185,34 @@ describe("database drivers", () => {
     const error = await handle.db.execute(sql`select 1`).catch((e: unknown) => e);
     expect(isDatabaseUnavailable(error)).toBe(true);
     await handle.close(); // closing twice is harmless
+  });
+
+  it("sends PGlite's thread the statements made together in one message, and a BEGIN that waits holds back no other answer", async () => {
+    const handle = await openDatabase({ pgliteDir: "memory://" });
+    closers.push(handle.close);
+    const sent = vi.spyOn(Worker.prototype, "postMessage");
+    try {
+      // Five statements made in one turn (a tool's queries under Promise.all): one message.
+      const answers = await Promise.all(
+        [0, 1, 2, 3, 4].map((i) => executeRows(handle.db, sql`select ${i}::int + 1 as n`)),
+      );
+      expect(answers.map((rows) => rows[0]?.n)).toEqual([1, 2, 3, 4, 5]);
+      expect(sent.mock.calls.map(([batch]) => (batch as unknown[]).length)).toEqual([5]);
+      // In one message: the BEGIN of a second transaction, which waits for the first to end, and
+      // a statement of the first. The statement's answer must come back (the first commits on
+      // it); held for the BEGIN's, neither transaction would ever end.
+      sent.mockClear();
+      let second: Promise<unknown> = Promise.resolve();
+      const first = handle.db.transaction(async (tx) => {
+        second = handle.db.transaction((tx2) => executeRows(tx2 as unknown as Database, sql`select 2 as n`));
+        return executeRows(tx as unknown as Database, sql`select 1 as n`);
+      });
+      expect(await first).toEqual([{ n: 1 }]);
+      expect(await second).toEqual([{ n: 2 }]);
+      expect(sent.mock.calls.some(([batch]) => (batch as unknown[]).length === 2)).toBe(true);
+    } finally {
+      sent.mockRestore();
+    }
   });
 
   it("never runs a request's statement inside another's open transaction", async () => {
