@@ -15,7 +15,8 @@ export interface FixedStatement {
   params: unknown[];
 }
 
-const dialect = new PgDialect();
+// The database's own casing (db/index.ts): a column written through the schema is named as in it.
+const dialect = new PgDialect({ casing: "snake_case" });
 
 /** Renders `query` (its variable parts as `sql.placeholder(name)`) to a statement. */
 export function fixedStatement(query: SQL): FixedStatement {

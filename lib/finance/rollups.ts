@@ -11,7 +11,7 @@
  * instead of the account and merchant, for text searches. A filter on the amount, or on text and
  * an account, cannot be answered from them, and those summaries read the rows.
  */
-import { and, between, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, between, eq, gt, gte, inArray, lt, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
 import {
   transactionCategoryMonths,
@@ -194,6 +194,20 @@ export const counted = {
   n: sql.raw("counted.n"),
 };
 
+/** `countedRows` for one call: the shape of its subquery, and the values it is run with. */
+export interface Counted {
+  /**
+   * Same key, same subquery: which tables it reads and how many date ranges of each kind. A
+   * statement built on `from()` is built once per key (db/fixed-statement.ts `perDatabaseVariant`):
+   * building and rendering it with the query builder cost the request thread more than the
+   * database's work for it (a fifth of its CPU for two years of cash flow).
+   */
+  key: string;
+  /** The subquery `counted`, its values as placeholders (named after `counted_`) given by `values`. */
+  from: () => SQL;
+  values: Record<string, unknown>;
+}
+
 /**
  * The rows of `range` that count toward income and spending (rule 1 of rules.ts: no transfers),
  * as the subquery `counted` (columns in `counted`) whose sums of `amount` and `n` grouped by any
@@ -225,59 +239,89 @@ export function countedRows(
     byCategory?: boolean;
     byMerchant?: boolean;
   } = {},
-): SQL {
+): Counted {
   const { accountIds, cuts = [], byCategory = false, byMerchant = false } = options;
   const { months, days, minus } = splitRange(range, cuts);
-  const anyOf = (conditions: Array<SQL | undefined>) =>
-    conditions.length > 0 ? or(...conditions) : sql`false`;
   const ofAccounts = accountIds !== undefined && accountIds.length > 0;
-  if (byCategory && !ofAccounts) {
+  const source = byCategory && !ofAccounts ? "category" : byMerchant && !ofAccounts ? "merchant" : "rows";
+  const values: Record<string, unknown> = { counted_user: userId };
+  if (ofAccounts) values.counted_accounts = accountIds;
+  const shape = { months: months.length, days: days.length, minus: minus.length };
+  for (const [part, ranges] of [
+    ["months", months],
+    ["days", days],
+    ["minus", minus],
+  ] as const)
+    ranges.forEach((r, i) => {
+      values[`counted_${part}_${i}_start`] = r.start;
+      values[`counted_${part}_${i}_end`] = r.end;
+    });
+  return {
+    key: `${source} ${ofAccounts} ${shape.months} ${shape.days} ${shape.minus}`,
+    from: () => countedSubquery(source, ofAccounts, shape),
+    values,
+  };
+}
+
+/** The subquery of `countedRows` for a shape, its values as placeholders. */
+function countedSubquery(
+  source: "category" | "merchant" | "rows",
+  ofAccounts: boolean,
+  shape: { months: number; days: number; minus: number },
+): SQL {
+  const p = sql.placeholder;
+  const userId = p("counted_user");
+  /** `column` within any of the `count` ranges of `part` (none: false). */
+  const within = (column: SQLWrapper, part: keyof typeof shape) =>
+    shape[part] > 0
+      ? or(
+          ...Array.from({ length: shape[part] }, (_, i) =>
+            between(column, p(`counted_${part}_${i}_start`), p(`counted_${part}_${i}_end`)),
+          ),
+        )
+      : sql`false`;
+  const ofAccount = (column: SQLWrapper) =>
+    ofAccounts ? sql`${column} = any(${p("counted_accounts")}::text[])` : undefined;
+  if (source === "category") {
     const cm = transactionCategoryMonths;
     const d = transactionDays;
     const rolled = sql`select ${cm.currency} as currency, ${cm.category} as category, null::text as merchant,
         null::text as account_id, ${cm.month} as date, ${cm.inflowMinor} + ${cm.outflowMinor} as amount, ${cm.count} as n
-      from ${cm} where ${and(
-        eq(cm.userId, userId),
-        eq(cm.isTransfer, false),
-        anyOf(months.map((r) => between(cm.month, r.start, r.end))),
-      )}`;
+      from ${cm} where ${and(eq(cm.userId, userId), eq(cm.isTransfer, false), within(cm.month, "months"))}`;
     // The days' sums; for `minus` (a month read whole less its days after the range) negated and
     // dated the month's 1st.
-    const daysOf = (ranges: DateRange[], less: boolean) => sql`select ${d.currency}, ${d.category},
+    const daysOf = (part: "days" | "minus") => {
+      const less = part === "minus";
+      return sql`select ${d.currency}, ${d.category},
         null::text, null::text, ${less ? sql`date_trunc('month', ${d.date})::date` : d.date},
         ${less ? sql`-` : sql``}(${d.inflowMinor} + ${d.outflowMinor}), ${less ? sql`-` : sql``}${d.count}
-      from ${d} where ${and(
-        eq(d.userId, userId),
-        eq(d.isTransfer, false),
-        anyOf(ranges.map((r) => between(d.date, r.start, r.end))),
-      )}`;
-    return sql`(${rolled} union all ${daysOf(days, false)}${minus.length > 0 ? sql` union all ${daysOf(minus, true)}` : sql``}) as counted`;
+      from ${d} where ${and(eq(d.userId, userId), eq(d.isTransfer, false), within(d.date, part))}`;
+    };
+    return sql`(${rolled} union all ${daysOf("days")}${shape.minus > 0 ? sql` union all ${daysOf("minus")}` : sql``}) as counted`;
   }
   // Without an account filter, a caller that groups by nothing finer than the merchant reads the
   // months summed over accounts.
-  const m = byMerchant && !ofAccounts ? transactionMerchantMonths : transactionMonths;
+  const m = source === "merchant" ? transactionMerchantMonths : transactionMonths;
   const t = transactions;
   const rolled = sql`select ${m.currency} as currency, ${m.category} as category, ${m.merchant} as merchant,
       ${m === transactionMonths ? transactionMonths.accountId : sql`null::text`} as account_id, ${m.month} as date, ${m.inflowMinor} + ${m.outflowMinor} as amount, ${m.count} as n
     from ${m} where ${and(
       eq(m.userId, userId),
       eq(m.isTransfer, false),
-      anyOf(months.map((r) => between(m.month, r.start, r.end))),
-      ofAccounts ? inArray(transactionMonths.accountId, accountIds) : undefined,
+      within(m.month, "months"),
+      ofAccount(transactionMonths.accountId),
     )}`;
   // Over months and the rows of days, its ranges decide between the rollup's and the rows'
   // indexes: planned for them on each run. Within one month (the common question), or over whole
   // months to today (less the month's days to come, which hold no rows), a kept plan costs least.
-  const planned = months.length > 0 && days.length > 0 ? sql.raw(PLANNED_EACH_RUN) : sql``;
+  const planned = shape.months > 0 && shape.days > 0 ? sql.raw(PLANNED_EACH_RUN) : sql``;
   // The rows; for `minus` negated and dated the month's 1st (as the days' sums above).
-  const rowsOf = (ranges: DateRange[], less: boolean) => sql`select ${t.currency}, ${t.category},
+  const rowsOf = (part: "days" | "minus") => {
+    const less = part === "minus";
+    return sql`select ${t.currency}, ${t.category},
       coalesce(${t.merchantName}, ${t.name}), ${t.accountId},
       ${less ? sql`date_trunc('month', ${t.date})::date` : t.date}, ${less ? sql`-` : sql``}${t.amountMinor}, ${less ? sql`-1` : sql`1`}
-    from ${t} where ${and(
-      eq(t.userId, userId),
-      countedForTotals(),
-      anyOf(ranges.map((r) => between(t.date, r.start, r.end))),
-      ofAccounts ? inArray(t.accountId, accountIds) : undefined,
-    )}`;
-  return sql`(${rolled} union all ${rowsOf(days, false)}${minus.length > 0 ? sql` union all ${rowsOf(minus, true)}` : sql``}) ${planned} as counted`;
+    from ${t} where ${and(eq(t.userId, userId), countedForTotals(), within(t.date, part), ofAccount(t.accountId))}`;
+  };
+  return sql`(${rolled} union all ${rowsOf("days")}${shape.minus > 0 ? sql` union all ${rowsOf("minus")}` : sql``}) ${planned} as counted`;
 }

@@ -8,12 +8,13 @@
  */
 import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { perDatabaseVariant } from "@/db/fixed-statement";
 import { bankAccounts, transactions } from "@/db/schema";
 import { categoryKind, categoryLabel } from "./categories";
 import { groupByCurrency } from "./currency";
 import { ratio, toCents } from "./money";
 import { addDays, addMonths, type DateRange, endOfMonth, spanOf, startOfMonth } from "./periods";
-import { counted, countedRows } from "./rollups";
+import { type Counted, counted, countedRows } from "./rollups";
 import { countedForTotals, incomeSum, isIncome, isSpending, spendingSum } from "./rules";
 
 export const SPENDING_GROUPS = ["category", "merchant", "account", "month"] as const;
@@ -94,6 +95,77 @@ export interface SpendingGroups {
   totalCents: number;
 }
 
+/** Placeholders of a statement's ranges: `range_<i>_start` and `range_<i>_end`. */
+function rangePlaceholders(i: number) {
+  return { start: sql.placeholder(`range_${i}_start`), end: sql.placeholder(`range_${i}_end`) };
+}
+
+/** The values of `rangePlaceholders` for `ranges`. */
+function rangeValues(ranges: DateRange[]): Record<string, string> {
+  return Object.fromEntries(
+    ranges.flatMap((r, i) => [
+      [`range_${i}_start`, r.start],
+      [`range_${i}_end`, r.end],
+    ]),
+  );
+}
+
+/** The statement of `getSpendingByGroup` for a grouping, a number of ranges and a shape of `counted`. */
+const spendingByGroupQuery = perDatabaseVariant(
+  (v: { groupBy: SpendingGroup; ranges: number; counted: Counted }) =>
+    `${v.groupBy} ${v.ranges} ${v.counted.key}`,
+  (db, { groupBy, ranges, counted: from }) => {
+    const c = counted;
+    const key = sql<string>`${
+      groupBy === "category"
+        ? c.category
+        : groupBy === "merchant"
+          ? c.merchant
+          : groupBy === "account"
+            ? c.accountId
+            : sql`to_char(${c.date}, 'YYYY-MM')`
+    }`;
+    // Only a breakdown by account names its groups after an account (the join costs the others
+    // a third of their time on a long history).
+    const accountName =
+      groupBy === "account"
+        ? sql<string>`(select ${bankAccounts.name} from ${bankAccounts} where ${bankAccounts.id} = ${key})`
+        : sql<string>`null`;
+    // Every row is in the one range when there is one: no filter to evaluate per row.
+    const within = (i: number) => {
+      const r = rangePlaceholders(i);
+      return ranges === 1 ? sql`true` : sql`${c.date} between ${r.start} and ${r.end}`;
+    };
+    const each = (f: (i: number) => SQL) =>
+      sql.join(
+        Array.from({ length: ranges }, (_, i) => f(i)),
+        sql`, `,
+      );
+    return (
+      db
+        .select({
+          currency: sql<string>`${c.currency}`,
+          key,
+          accountName,
+          // A month of the rollup is dated its 1st, and no range cuts it (the cuts below).
+          spending: sql<
+            string[]
+          >`array[${each((i) => sql`coalesce(-sum(${c.amount}) filter (where ${within(i)}), 0)::text`)}]`,
+          count: sql<
+            string[]
+          >`array[${each((i) => sql`coalesce(sum(${c.n}) filter (where ${within(i)}), 0)::text`)}]`,
+        })
+        .from(from.from())
+        .where(isSpending(c.category))
+        .groupBy(c.currency, key)
+        // A month of the rollup whose rows were all removed sums nothing (n = 0): no group.
+        .having(sql`sum(${c.n}) > 0`)
+        .orderBy(c.currency, sql`coalesce(-sum(${c.amount}) filter (where ${within(0)}), 0) desc`, key)
+        .prepare("")
+    );
+  },
+);
+
 /**
  * Spending per currency and group over each of `ranges`, in ONE pass over them (the rollups
  * cut at every range's edges): per range, per currency (code order), every group largest first
@@ -106,53 +178,16 @@ async function getSpendingByGroup(
   groupBy: SpendingGroup,
   accountIds?: string[],
 ): Promise<SpendingGroups[][]> {
-  const c = counted;
-  const key = sql<string>`${
-    groupBy === "category"
-      ? c.category
-      : groupBy === "merchant"
-        ? c.merchant
-        : groupBy === "account"
-          ? c.accountId
-          : sql`to_char(${c.date}, 'YYYY-MM')`
-  }`;
-  // Only a breakdown by account names its groups after an account (the join costs the others
-  // a third of their time on a long history).
-  const accountName =
-    groupBy === "account"
-      ? sql<string>`(select ${bankAccounts.name} from ${bankAccounts} where ${bankAccounts.id} = ${key})`
-      : sql<string>`null`;
-  // Every row is in the one range when there is one: no filter to evaluate per row.
-  const within = (r: DateRange) =>
-    ranges.length === 1 ? sql`true` : sql`${c.date} between ${r.start} and ${r.end}`;
-  const rows = await db
-    .select({
-      currency: sql<string>`${c.currency}`,
-      key,
-      accountName,
-      // A month of the rollup is dated its 1st, and no range cuts it (the cuts below).
-      spending: sql<string[]>`array[${sql.join(
-        ranges.map((r) => sql`coalesce(-sum(${c.amount}) filter (where ${within(r)}), 0)::text`),
-        sql`, `,
-      )}]`,
-      count: sql<string[]>`array[${sql.join(
-        ranges.map((r) => sql`coalesce(sum(${c.n}) filter (where ${within(r)}), 0)::text`),
-        sql`, `,
-      )}]`,
-    })
-    .from(
-      countedRows(userId, spanOf(ranges), {
-        accountIds,
-        cuts: ranges,
-        byCategory: groupBy === "category" || groupBy === "month",
-        byMerchant: groupBy === "merchant",
-      }),
-    )
-    .where(isSpending(c.category))
-    .groupBy(c.currency, key)
-    // A month of the rollup whose rows were all removed sums nothing (n = 0): no group.
-    .having(sql`sum(${c.n}) > 0`)
-    .orderBy(c.currency, sql`coalesce(-sum(${c.amount}) filter (where ${within(ranges[0])}), 0) desc`, key);
+  const from = countedRows(userId, spanOf(ranges), {
+    accountIds,
+    cuts: ranges,
+    byCategory: groupBy === "category" || groupBy === "month",
+    byMerchant: groupBy === "merchant",
+  });
+  const rows = await spendingByGroupQuery(db, { groupBy, ranges: ranges.length, counted: from }).execute({
+    ...from.values,
+    ...rangeValues(ranges),
+  });
   return ranges.map((_, i) =>
     groupByCurrency(
       rows.filter((r) => toCents(r.count[i]) > 0),
@@ -262,6 +297,33 @@ export interface PeriodComparison {
   categories: { groups: SpendingGroupRow[]; totalCents: number };
 }
 
+/** The statement of `getPeriodComparison` for a shape of `counted` (range 0 the current, 1 the previous). */
+const periodComparisonQuery = perDatabaseVariant(
+  (from: Counted) => from.key,
+  (db, from) => {
+    const c = counted;
+    const within = (i: number) => {
+      const r = rangePlaceholders(i);
+      return sql`${c.date} between ${r.start} and ${r.end}`;
+    };
+    return (
+      db
+        .select({
+          currency: sql<string>`${c.currency}`,
+          category: sql<string>`${c.category}`,
+          current: sql<string>`coalesce(sum(${c.amount}) filter (where ${within(0)}), 0)`,
+          currentCount: sql<string>`coalesce(sum(${c.n}) filter (where ${within(0)}), 0)`,
+          previous: sql<string>`coalesce(sum(${c.amount}) filter (where ${within(1)}), 0)`,
+        })
+        // A month of the rollup is dated its 1st: one that either range cuts is read from the days.
+        .from(from.from())
+        .groupBy(c.currency, c.category)
+        .having(sql`sum(${c.n}) > 0`)
+        .prepare("")
+    );
+  },
+);
+
 /**
  * What the overview needs of a period, per currency (code order), in ONE pass over the rows of
  * both ranges and the days between them (instead of three queries), whole months from the
@@ -279,20 +341,14 @@ export async function getPeriodComparison(
   current: DateRange,
   previous: DateRange,
 ): Promise<PeriodComparison[]> {
-  const c = counted;
-  const within = (r: DateRange) => and(gte(c.date, r.start), lte(c.date, r.end)) as SQL;
-  const rows = await db
-    .select({
-      currency: sql<string>`${c.currency}`,
-      category: sql<string>`${c.category}`,
-      current: sql<string>`coalesce(sum(${c.amount}) filter (where ${within(current)}), 0)`,
-      currentCount: sql<string>`coalesce(sum(${c.n}) filter (where ${within(current)}), 0)`,
-      previous: sql<string>`coalesce(sum(${c.amount}) filter (where ${within(previous)}), 0)`,
-    })
-    // A month of the rollup is dated its 1st: one that either range cuts is read from the days.
-    .from(countedRows(userId, spanOf([current, previous]), { cuts: [current, previous], byCategory: true }))
-    .groupBy(c.currency, c.category)
-    .having(sql`sum(${c.n}) > 0`);
+  const from = countedRows(userId, spanOf([current, previous]), {
+    cuts: [current, previous],
+    byCategory: true,
+  });
+  const rows = await periodComparisonQuery(db, from).execute({
+    ...from.values,
+    ...rangeValues([current, previous]),
+  });
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     const out: PeriodComparison = {
       currency,
@@ -383,6 +439,52 @@ export interface CashFlow extends CashFlowFigures {
   topIncomeSources: Array<{ source: string; cents: number; count: number }>;
 }
 
+/** Income and spending per currency and bucket (`getCashFlow`), for an interval and a shape of `counted`. */
+const cashFlowBucketsQuery = perDatabaseVariant(
+  (v: { interval: CashFlowInterval; counted: Counted }) => `${v.interval} ${v.counted.key}`,
+  (db, { interval, counted: from }) => {
+    // Grouped by the truncated date and formatted once per bucket: formatting every row (to_char
+    // per row before grouping) cost twice as much on PGlite (16 ms → 9.5 ms for 6 months of the
+    // heavy user). The literals are raw so the select and GROUP BY expressions match.
+    const c = counted;
+    const bucket = sql`date_trunc(${sql.raw(interval === "month" ? "'month'" : "'week'")}, ${c.date}::timestamp)`;
+    return db
+      .select({
+        currency: sql<string>`${c.currency}`,
+        key: sql<string>`to_char(${bucket}, ${sql.raw(interval === "month" ? "'YYYY-MM'" : "'YYYY-MM-DD'")})`,
+        income: incomeSum(c.amount, c.category),
+        spending: spendingSum(c.amount, c.category),
+      })
+      .from(from.from())
+      .groupBy(c.currency, bucket)
+      .having(sql`sum(${c.n}) > 0`)
+      .prepare("");
+  },
+);
+
+/** The top 5 income sources of each currency (`getCashFlow`; a window rank, so one query for all currencies). */
+const incomeSourcesQuery = perDatabaseVariant(
+  (from: Counted) => from.key,
+  (db, from) => {
+    const c = counted;
+    const source = sql<string>`${c.merchant}`;
+    return db
+      .select({
+        currency: sql<string>`${c.currency}`,
+        source,
+        income: sql<string>`sum(${c.amount})`,
+        count: sql<string>`sum(${c.n})`,
+        rank: sql<string>`row_number() over (partition by ${c.currency} order by sum(${c.amount}) desc, ${source})`,
+      })
+      .from(from.from())
+      .where(isIncome(c.category))
+      .groupBy(c.currency, source)
+      .having(sql`sum(${c.n}) > 0`)
+      .orderBy(c.currency, sql`3 desc`, source)
+      .prepare("");
+  },
+);
+
 /**
  * Income and spending per month or week over the range, plus the top 5 income sources, per
  * currency (code order) of the counted rows in the range; every bucket of the range is listed for
@@ -397,42 +499,15 @@ export async function getCashFlow(
   /** Today in the user's timezone: a bucket reaching it is partial. */
   today: string,
 ): Promise<CashFlow[]> {
-  // Grouped by the truncated date and formatted once per bucket: formatting every row (to_char
-  // per row before grouping) cost twice as much on PGlite (16 ms → 9.5 ms for 6 months of the
-  // heavy user). The literals are raw so the select and GROUP BY expressions match.
-  const c = counted;
-  const bucket = sql`date_trunc(${sql.raw(interval === "month" ? "'month'" : "'week'")}, ${c.date}::timestamp)`;
-  const key = sql<string>`to_char(${bucket}, ${sql.raw(interval === "month" ? "'YYYY-MM'" : "'YYYY-MM-DD'")})`;
   const all = bucketsOf(range, interval);
   // Cut by the buckets: whole months for months, the days' sums for weeks (no week holds a whole
   // month); the rows themselves only with an account filter.
-  const source = sql<string>`${c.merchant}`;
+  const buckets = countedRows(userId, range, { accountIds, cuts: all, byCategory: true });
+  // Over the whole range: sources are not per bucket, so nothing is cut.
+  const bySource = countedRows(userId, range, { accountIds, byMerchant: true });
   const [rows, sources] = await Promise.all([
-    db
-      .select({
-        currency: sql<string>`${c.currency}`,
-        key,
-        income: incomeSum(c.amount, c.category),
-        spending: spendingSum(c.amount, c.category),
-      })
-      .from(countedRows(userId, range, { accountIds, cuts: all, byCategory: true }))
-      .groupBy(c.currency, bucket)
-      .having(sql`sum(${c.n}) > 0`),
-    // The top 5 sources of each currency (a window rank, so one query for all currencies).
-    db
-      .select({
-        currency: sql<string>`${c.currency}`,
-        source,
-        income: sql<string>`sum(${c.amount})`,
-        count: sql<string>`sum(${c.n})`,
-        rank: sql<string>`row_number() over (partition by ${c.currency} order by sum(${c.amount}) desc, ${source})`,
-      })
-      // Over the whole range: sources are not per bucket, so nothing is cut.
-      .from(countedRows(userId, range, { accountIds, byMerchant: true }))
-      .where(isIncome(c.category))
-      .groupBy(c.currency, source)
-      .having(sql`sum(${c.n}) > 0`)
-      .orderBy(c.currency, sql`3 desc`, source),
+    cashFlowBucketsQuery(db, { interval, counted: buckets }).execute(buckets.values),
+    incomeSourcesQuery(db, bySource).execute(bySource.values),
   ]);
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     const byKey = new Map(ofCurrency.map((r) => [r.key, r]));

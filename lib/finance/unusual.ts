@@ -12,13 +12,14 @@
  * Each kind's count is over all its matches; the list is cut to `limit`. A finding's typical
  * amount is in its transaction's currency.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { type FixedStatement, fixedStatement, runFixed } from "@/db/fixed-statement";
 import { EXPONENTS, formatMoney } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import type { DateRange } from "./periods";
 import { listStreams } from "./recurring";
-import { executeRows, text } from "./sql";
+import { text } from "./sql";
 
 export const UNUSUAL_KINDS = ["duplicate", "large", "fees", "price_increase", "new_merchant"] as const;
 export type UnusualKind = (typeof UNUSUAL_KINDS)[number];
@@ -55,8 +56,12 @@ const SELECT_TXN = sql.raw(
    t.category, a.name as account`,
 );
 
-async function rows(db: Database, query: SQL): Promise<RawRow[]> {
-  return (await executeRows(db, query)).map((r) => ({
+async function rows(
+  db: Database,
+  statement: FixedStatement,
+  values: Record<string, unknown>,
+): Promise<RawRow[]> {
+  return (await runFixed(db, statement, values)).map((r) => ({
     id: text(r, "id"),
     date: text(r, "date"),
     amount: r.amount,
@@ -69,40 +74,35 @@ async function rows(db: Database, query: SQL): Promise<RawRow[]> {
   }));
 }
 
-/** Findings of the asked kinds in the range, with per-kind counts over all matches. */
-export async function findUnusualActivity(
-  db: Database,
-  userId: string,
-  range: DateRange,
-  kinds: readonly UnusualKind[],
-  limit: number,
-): Promise<{ findings: Finding[]; counts: Partial<Record<UnusualKind, number>> }> {
-  const want = new Set(kinds);
-  const base = sql`t.user_id = ${userId} and t.date between ${range.start}::date and ${range.end}::date and not t.is_transfer`;
+/**
+ * The values of every statement below, as placeholders: each is rendered once per process
+ * (db/fixed-statement.ts), as the caller's statement is, not built anew on every call.
+ */
+const at = {
+  user: sql.placeholder("user"),
+  start: sql.placeholder("start"),
+  end: sql.placeholder("end"),
+  limit: sql.placeholder("limit"),
+};
+const base = sql`t.user_id = ${at.user} and t.date between ${at.start}::date and ${at.end}::date and not t.is_transfer`;
 
-  const tasks: Array<Promise<{ kind: UnusualKind; rows: RawRow[] }>> = [];
-  if (want.has("large")) {
-    // 100 units of each currency in its minor units (10^exponent × 100), computed once per
-    // category and currency with its threshold rather than for every charge (a 25-branch CASE
-    // per row cost PGlite 20 ms on the heavy user's 30 days).
-    const largeFloor = sql`100 * power(10, case hist.currency ${sql.raw(
-      Object.entries(EXPONENTS)
-        .map(([code, exponent]) => `when '${code}' then ${exponent}`)
-        .join(" "),
-    )} else 2 end)`;
-    // The typical amounts stored by sync for this range's start (db/schema.ts `categoryTypicals`),
-    // or, when none are stored for it, the same medians computed from the rows: the scan below
-    // the `not exists` runs only then (a one-time filter).
-    tasks.push(
-      rows(
-        db,
-        sql`with hist as (
+// 100 units of each currency in its minor units (10^exponent × 100), computed once per
+// category and currency with its threshold rather than for every charge (a 25-branch CASE
+// per row cost PGlite 20 ms on the heavy user's 30 days).
+const largeFloor = sql`100 * power(10, case hist.currency ${sql.raw(
+  Object.entries(EXPONENTS)
+    .map(([code, exponent]) => `when '${code}' then ${exponent}`)
+    .join(" "),
+)} else 2 end)`;
+
+const LARGE = fixedStatement(
+  sql`with hist as (
           select c.category, c.currency, c.typical_minor::float8 as typical, c.count as n
-          from category_typicals c where c.user_id = ${userId} and c.anchor = ${range.start}::date
+          from category_typicals c where c.user_id = ${at.user} and c.anchor = ${at.start}::date
           union all
-          select h.category, h.currency, h.typical, h.n from ledgerlink_typicals(${userId}, ${range.start}::date) h
+          select h.category, h.currency, h.typical, h.n from ledgerlink_typicals(${at.user}, ${at.start}::date) h
           where not exists (
-            select 1 from category_typicals c where c.user_id = ${userId} and c.anchor = ${range.start}::date
+            select 1 from category_typicals c where c.user_id = ${at.user} and c.anchor = ${at.start}::date
           )
         )
         , thresholds as materialized (
@@ -115,35 +115,21 @@ export async function findUnusualActivity(
         join thresholds hist on hist.category = t.category and hist.currency = t.currency
         where ${base} and t.amount_minor <= -ceil(hist.threshold)::bigint
         order by t.amount_minor asc, t.id
-        limit ${limit}`,
-      ).then((r) => ({ kind: "large" as const, rows: r })),
-    );
-  }
-  if (want.has("duplicate")) {
-    // The charges that repeat an earlier one, kept by triggers (db/schema.ts `transactionRepeats`):
-    // a few rows of the range instead of sorting every charge in it (heavy user, last 30 days:
-    // 1,678 charges sorted per call).
-    tasks.push(
-      rows(
-        db,
-        sql`select ${SELECT_TXN}, (-t.amount_minor)::text as typical, count(*) over () as total
+        limit ${at.limit}`,
+);
+
+const DUPLICATES = fixedStatement(
+  sql`select ${SELECT_TXN}, (-t.amount_minor)::text as typical, count(*) over () as total
         from transaction_repeats r
         join transactions t on t.id = r.transaction_id
         join bank_accounts a on a.id = t.account_id
-        where r.user_id = ${userId} and r.date between ${range.start}::date and ${range.end}::date
+        where r.user_id = ${at.user} and r.date between ${at.start}::date and ${at.end}::date
         order by t.date desc, t.id
-        limit ${limit}`,
-      ).then((r) => ({ kind: "duplicate" as const, rows: r })),
-    );
-  }
-  if (want.has("new_merchant")) {
-    // Merchants whose first transaction of all (db/schema.ts `merchantFirstSeen`, kept by
-    // triggers) is in the range, each with its first charge there: a merchant with a charge in
-    // the range and no earlier transaction has its first date in the range.
-    tasks.push(
-      rows(
-        db,
-        sql`select f.*, count(*) over () as total
+        limit ${at.limit}`,
+);
+
+const NEW_MERCHANTS = fixedStatement(
+  sql`select f.*, count(*) over () as total
         from merchant_first_seen m
         cross join lateral (
           select ${SELECT_TXN}, null::text as typical
@@ -153,24 +139,52 @@ export async function findUnusualActivity(
           order by t.date, t.id
           limit 1
         ) f
-        where m.user_id = ${userId} and m.first_date between ${range.start}::date and ${range.end}::date
+        where m.user_id = ${at.user} and m.first_date between ${at.start}::date and ${at.end}::date
         order by f.date desc, f.id
-        limit ${limit}`,
-      ).then((r) => ({ kind: "new_merchant" as const, rows: r })),
-    );
-  }
-  if (want.has("fees")) {
-    tasks.push(
-      rows(
-        db,
-        sql`select ${SELECT_TXN}, null::text as typical, count(*) over () as total
+        limit ${at.limit}`,
+);
+
+const FEES = fixedStatement(
+  sql`select ${SELECT_TXN}, null::text as typical, count(*) over () as total
         from transactions t
         join bank_accounts a on a.id = t.account_id
         where ${base} and t.category in ('fees', 'interest_charged') and t.amount_minor < 0
         order by t.date desc, t.id
-        limit ${limit}`,
-      ).then((r) => ({ kind: "fees" as const, rows: r })),
-    );
+        limit ${at.limit}`,
+);
+
+/** Findings of the asked kinds in the range, with per-kind counts over all matches. */
+export async function findUnusualActivity(
+  db: Database,
+  userId: string,
+  range: DateRange,
+  kinds: readonly UnusualKind[],
+  limit: number,
+): Promise<{ findings: Finding[]; counts: Partial<Record<UnusualKind, number>> }> {
+  const want = new Set(kinds);
+  const values = { user: userId, start: range.start, end: range.end, limit };
+
+  const tasks: Array<Promise<{ kind: UnusualKind; rows: RawRow[] }>> = [];
+  if (want.has("large")) {
+    // The typical amounts stored by sync for this range's start (db/schema.ts `categoryTypicals`),
+    // or, when none are stored for it, the same medians computed from the rows: the scan below
+    // the `not exists` runs only then (a one-time filter).
+    tasks.push(rows(db, LARGE, values).then((r) => ({ kind: "large" as const, rows: r })));
+  }
+  if (want.has("duplicate")) {
+    // The charges that repeat an earlier one, kept by triggers (db/schema.ts `transactionRepeats`):
+    // a few rows of the range instead of sorting every charge in it (heavy user, last 30 days:
+    // 1,678 charges sorted per call).
+    tasks.push(rows(db, DUPLICATES, values).then((r) => ({ kind: "duplicate" as const, rows: r })));
+  }
+  if (want.has("new_merchant")) {
+    // Merchants whose first transaction of all (db/schema.ts `merchantFirstSeen`, kept by
+    // triggers) is in the range, each with its first charge there: a merchant with a charge in
+    // the range and no earlier transaction has its first date in the range.
+    tasks.push(rows(db, NEW_MERCHANTS, values).then((r) => ({ kind: "new_merchant" as const, rows: r })));
+  }
+  if (want.has("fees")) {
+    tasks.push(rows(db, FEES, values).then((r) => ({ kind: "fees" as const, rows: r })));
   }
 
   // Every kind's query, the recurring streams included, goes out together: one round trip.

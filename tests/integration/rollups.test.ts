@@ -10,6 +10,7 @@
 import { and, eq, like, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { syncDatabaseFor } from "@/db";
+import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { bankAccounts, transactions } from "@/db/schema";
 import { syncConnection } from "@/lib/banking/connections";
 import { categoryKind } from "@/lib/finance/categories";
@@ -695,9 +696,12 @@ describe("plans over a multi-year range", () => {
     ];
     const planOf = async (counted: ReturnType<typeof countedRows>) =>
       (
-        await executeRows(
+        await runFixed(
           db,
-          sql`explain select counted.currency, sum(counted.amount), sum(counted.n) from ${counted} group by 1`,
+          fixedStatement(
+            sql`explain select counted.currency, sum(counted.amount), sum(counted.n) from ${counted.from()} group by 1`,
+          ),
+          counted.values,
         )
       )
         .map((r) => Object.values(r)[0])
