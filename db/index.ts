@@ -60,7 +60,7 @@ export async function openDatabase(options: {
             maxText: PREPARED_TEXT_MAX,
             maxParams: PREPARED_PARAMS_MAX,
             maxStatements: PREPARED_STATEMENTS_MAX,
-            skipMarker: PLANNED_EACH_RUN,
+            plannedEachRun: PLANNED_EACH_RUN,
           }
         : null,
     });
@@ -143,11 +143,12 @@ const PREPARED_PARAMS_MAX = 100;
 const PREPARED_STATEMENTS_MAX = 2_000;
 
 /**
- * A statement whose text holds this comment is planned for its values on every run, never kept
- * prepared: PostgreSQL switches a prepared statement to one generic plan after five runs, and for
- * some filters that plan ignores what the values select (a text search's trigram index: the
- * generic plan scans the user's whole history instead, 10.4 ms of server CPU per search instead
- * of 4.8 on the heavy user).
+ * A statement whose text holds this comment is planned for its values on every run: PostgreSQL
+ * switches a prepared statement to one generic plan after five runs, and for some filters that
+ * plan ignores what the values select (a text search's trigram index: the generic plan scans the
+ * user's whole history instead, 10.4 ms of server CPU per search instead of 4.8 on the heavy
+ * user). On a server it is never kept prepared; PGlite keeps it prepared and forces a custom plan
+ * for it (db/pglite-prepared.mjs).
  */
 export const PLANNED_EACH_RUN = "/* planned each run */";
 

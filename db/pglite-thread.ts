@@ -18,8 +18,8 @@ export interface PreparedLimits {
   maxText: number;
   maxParams: number;
   maxStatements: number;
-  /** Statements whose text holds this are never prepared. */
-  skipMarker: string;
+  /** Statements whose text holds this are planned for their values on every run. */
+  plannedEachRun: string;
 }
 
 export interface ThreadOptions {

@@ -65,8 +65,8 @@ describe("database drivers", () => {
     const handle = await openDatabase({ pgliteDir: "memory://" });
     closers.push(handle.close);
     await expectPreparedOnce(handle.db);
-    // Every kind of value the tools read, through the prepared path and through PGlite's own
-    // (a statement marked PLANNED_EACH_RUN takes PGlite's own path), in both row modes.
+    // Every kind of value the tools read, through the prepared path with PostgreSQL's choice of
+    // plan and with a custom plan forced (a statement marked PLANNED_EACH_RUN), in both row modes.
     const [user] = await handle.db.insert(users).values({ email: "types@test.local" }).returning();
     const typed = (marker: string) =>
       sql.raw(`select 12345678901234::bigint as big, 1.10::numeric(12,2) as num, date '2026-02-28' as day,
@@ -99,8 +99,7 @@ describe("database drivers", () => {
       .where(eq(users.id, user?.id ?? ""));
     expect(viaBuilder).toEqual(user);
     const kept = await preparedHolding(handle.db, "as big");
-    expect(kept).toHaveLength(1);
-    expect(kept[0]?.statement).not.toContain(PLANNED_EACH_RUN);
+    expect(kept.map((k) => k.statement.includes(PLANNED_EACH_RUN)).sort()).toEqual([false, true]);
     // A failing run reports PostgreSQL's error (unique violation) and leaves the session usable.
     await expect(handle.db.insert(users).values({ email: "types@test.local" })).rejects.toMatchObject({
       cause: { code: "23505" },
@@ -302,6 +301,26 @@ describe("database drivers", () => {
       expect(plans, handle.kind).toHaveLength(1);
       expect((plans[0]?.generic ?? 0) + (plans[0]?.custom ?? 0), handle.kind).toBe(8);
     }
+  });
+
+  it("on PGlite, keeps a statement marked PLANNED_EACH_RUN prepared and plans it for its values on every run", async () => {
+    const handle = await openDatabase({ pgliteDir: "memory://" });
+    closers.push(handle.close);
+    const marked = (n: number) => sql`select ${n}::int * 3 as tripled ${sql.raw(PLANNED_EACH_RUN)}`;
+    for (let n = 1; n <= 8; n++) expect((await executeRows(handle.db, marked(n)))[0]?.tripled).toBe(n * 3);
+    // A failing run ends the same way: the forced plans are for the marked statement alone.
+    await expect(
+      handle.db.execute(sql`select 1 / (${0}::int) as tripled ${sql.raw(PLANNED_EACH_RUN)}`),
+    ).rejects.toThrow();
+    const kept = await preparedHolding(handle.db, "as tripled");
+    expect(kept.find((k) => k.statement.includes("* 3"))).toMatchObject({ generic: 0, custom: 8 });
+    expect(kept.find((k) => k.statement.includes("1 /"))).toMatchObject({ generic: 0 });
+    expect(await executeRows(handle.db, sql`show plan_cache_mode`)).toEqual([{ plan_cache_mode: "auto" }]);
+    // An unmarked statement still gets PostgreSQL's choice: a generic plan after five custom ones.
+    for (let n = 1; n <= 8; n++) await executeRows(handle.db, sql`select ${n}::int * 4 as quadrupled`);
+    expect(await preparedHolding(handle.db, "as quadrupled")).toEqual([
+      expect.objectContaining({ generic: 3, custom: 5 }),
+    ]);
   });
 
   it.runIf(pgUrl)("plans a statement marked PLANNED_EACH_RUN for its values, never keeping it", async () => {
