@@ -103,6 +103,7 @@ export async function openDatabase(options: {
 
 interface PoolLike {
   on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "connect", listener: (client: { query(text: string): Promise<unknown> }) => void): unknown;
   end(): Promise<void>;
 }
 
@@ -119,7 +120,10 @@ async function openPools<P extends PoolLike>(
   const open = (purpose: Purpose) => {
     const pool = driver.pool(purpose);
     pool.on("error", poolErrorListener);
-    if (purpose === "requests" && getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
+    if (purpose === "requests") {
+      pool.on("connect", serialPlansOnly);
+      if (getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
+    }
     if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
     return { pool, db: driver.drizzle(pool) };
   };
@@ -151,6 +155,19 @@ const PREPARED_STATEMENTS_MAX = 2_000;
  * for it (db/pglite-prepared.mjs).
  */
 export const PLANNED_EACH_RUN = "/* planned each run */";
+
+/**
+ * A request connection plans without parallel workers. A request's statement reads a few
+ * thousand rows at most; PostgreSQL still chose two workers for a year of spending by merchant
+ * on the heavy user (its plan's cost crosses the server's parallel threshold), and starting them
+ * made the statement cost 15 ms instead of 4, on a server whose cores serve the other requests.
+ * The sync pool keeps the server's setting. Run first on each new connection (node-postgres
+ * queues it before the connection's first statement); a failure only leaves the setting as it
+ * was.
+ */
+function serialPlansOnly(client: { query(text: string): Promise<unknown> }): void {
+  client.query("set max_parallel_workers_per_gather = 0").catch(() => undefined);
+}
 
 /**
  * Every statement of the request pool runs as a named prepared statement, named after a hash of

@@ -7,7 +7,7 @@ import { eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { type Database, openDatabase, PLANNED_EACH_RUN } from "@/db";
+import { type Database, openDatabase, PLANNED_EACH_RUN, syncDatabaseFor } from "@/db";
 import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { users } from "@/db/schema";
 import { resetEnvCache } from "@/lib/env";
@@ -322,6 +322,21 @@ describe("database drivers", () => {
       expect.objectContaining({ generic: 3, custom: 5 }),
     ]);
   });
+
+  it.runIf(pgUrl)(
+    "plans the request pool's statements without parallel workers; the sync pool's as the server does",
+    async () => {
+      const handle = await openDatabase({ url: pgUrl, driver: "pg" });
+      closers.push(handle.close);
+      const workers = async (db: Database) =>
+        (await executeRows(db, sql`show max_parallel_workers_per_gather`))[0]
+          ?.max_parallel_workers_per_gather;
+      // Every connection of the request pool, not only the first.
+      const settings = await Promise.all([1, 2, 3].map(() => workers(handle.db)));
+      expect(settings).toEqual(["0", "0", "0"]);
+      expect(await workers(syncDatabaseFor(handle.db))).not.toBe("0");
+    },
+  );
 
   it.runIf(pgUrl)("plans a statement marked PLANNED_EACH_RUN for its values, never keeping it", async () => {
     const handle = await openDatabase({ url: pgUrl, driver: "pg" });
