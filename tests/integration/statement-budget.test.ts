@@ -8,7 +8,7 @@
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Handle, openDatabase, setDbForTesting } from "@/db";
+import { type Handle, openDatabase, PLANNED_EACH_RUN, setDbForTesting } from "@/db";
 import { rateLimits } from "@/db/schema";
 import { seedDemo } from "@/db/seed";
 import { settleDeferred } from "@/lib/deferred";
@@ -168,8 +168,10 @@ describe("statements and round trips per MCP request", () => {
       ];
       for (let run = 0; run < 8; run++)
         for (const [name, args] of calls) await send(rpc("tools/call", { name, arguments: args }));
+      // Marked PLANNED_EACH_RUN, a statement is planned for its values on purpose (db/index.ts).
       const replanned = [...(await plans())].filter(
-        ([statement, custom]) => custom - (before.get(statement) ?? 0) > 5,
+        ([statement, custom]) =>
+          custom - (before.get(statement) ?? 0) > 5 && !statement.includes(PLANNED_EACH_RUN),
       );
       expect(replanned).toEqual([]);
     },
