@@ -11,13 +11,12 @@
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { perDatabase } from "@/db/fixed-statement";
+import { fixedStatement, perDatabase, runFixed } from "@/db/fixed-statement";
 import type { AccountType } from "@/db/schema";
 import { balanceSnapshots, bankAccounts, bankConnections, netWorthDays } from "@/db/schema";
 import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import { addDays, addMonths, datesUntil, endOfMonth } from "./periods";
-import { executeRows } from "./sql";
 
 export const ACCOUNT_TYPES = [
   "depository",
@@ -256,6 +255,45 @@ async function getHistoryStart(db: Database, userId: string): Promise<string | n
   return row?.first ?? null;
 }
 
+/** The two statements of `getNetWorthHistory`, rendered once (db/fixed-statement.ts). */
+const [dailyHistory, datesHistory] = (() => {
+  const p = sql.placeholder;
+  const s = balanceSnapshots;
+  const n = netWorthDays;
+  // Each account's latest snapshot on or before a date, summed per currency as assets and liabilities.
+  const latestOn = (date: SQL) => sql`cross join lateral (
+        select ${s.currentBalanceMinor} as bal from ${s}
+        where ${s.accountId} = a.id and ${s.date} <= ${date}
+        order by ${s.date} desc
+        limit 1
+      ) latest`;
+  const balances = sql`coalesce(sum(latest.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
+        coalesce(sum(latest.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities`;
+  // One row holding every point as JSON: a year of days is one row to read, not 365.
+  const points = (rows: SQL) =>
+    fixedStatement(sql`select coalesce(json_agg(json_build_array(q.date, q.currency, q.assets, q.liabilities)), '[]') as points
+    from (${rows}) as q`);
+  return [
+    points(sql`
+      select ${p("first")}::text as date, a.currency, ${balances}
+      from ${bankAccounts} a
+      ${latestOn(sql`${p("first")}::date`)}
+      where a.user_id = ${p("user")}
+      group by a.currency
+      union all
+      select ${n.date}::text, ${n.currency}, ${n.assetsMinor}::text, ${n.liabilitiesMinor}::text
+      from ${n}
+      where ${n.userId} = ${p("user")} and ${n.date} > ${p("first")}::date and ${n.date} <= ${p("last")}::date`),
+    points(sql`
+      select p.d::text as date, a.currency, ${balances}
+      from unnest(${p("dates")}::date[]) as p(d)
+      cross join ${bankAccounts} a
+      ${latestOn(sql`p.d`)}
+      where a.user_id = ${p("user")}
+      group by p.d, a.currency`),
+  ];
+})();
+
 /**
  * Assets and liabilities at each date and in each currency (latest snapshot per account on or
  * before it), ordered by currency then date. One query. Every currency of the user's accounts has
@@ -276,45 +314,12 @@ async function getNetWorthHistory(
   const first = dates[0];
   const last = dates[dates.length - 1];
   if (first === undefined || last === undefined) return [];
-  const s = balanceSnapshots;
-  const n = netWorthDays;
-  // Each account's latest snapshot on or before a date, summed per currency as assets and liabilities.
-  const latestOn = (date: SQL) => sql`cross join lateral (
-        select ${s.currentBalanceMinor} as bal from ${s}
-        where ${s.accountId} = a.id and ${s.date} <= ${date}
-        order by ${s.date} desc
-        limit 1
-      ) latest`;
-  const balances = sql`coalesce(sum(latest.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
-        coalesce(sum(latest.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities`;
-  // One row holding every point as JSON: a year of days is one row to read, not 365.
-  const [answer] = await executeRows(
-    db,
-    sql`select coalesce(json_agg(json_build_array(q.date, q.currency, q.assets, q.liabilities)), '[]') as points
-    from (${
-      daily
-        ? sql`
-      select ${first}::text as date, a.currency, ${balances}
-      from ${bankAccounts} a
-      ${latestOn(sql`${first}::date`)}
-      where a.user_id = ${userId}
-      group by a.currency
-      union all
-      select ${n.date}::text, ${n.currency}, ${n.assetsMinor}::text, ${n.liabilitiesMinor}::text
-      from ${n}
-      where ${n.userId} = ${userId} and ${n.date} > ${first}::date and ${n.date} <= ${last}::date`
-        : sql`
-      select p.d::text as date, a.currency, ${balances}
-      from (values ${sql.join(
-        dates.map((d) => sql`(${d}::date)`),
-        sql`, `,
-      )}) as p(d)
-      cross join ${bankAccounts} a
-      ${latestOn(sql`p.d`)}
-      where a.user_id = ${userId}
-      group by p.d, a.currency`
-    }) as q`,
-  );
+  const [answer] = await runFixed(db, daily ? dailyHistory : datesHistory, {
+    user: userId,
+    first,
+    last,
+    dates,
+  });
   const points = (typeof answer?.points === "string" ? JSON.parse(answer.points) : answer?.points) as Array<
     [string, string, string, string]
   >;
