@@ -103,7 +103,6 @@ export async function openDatabase(options: {
 
 interface PoolLike {
   on(event: "error", listener: (error: Error) => void): unknown;
-  on(event: "connect", listener: (client: { query(text: string): Promise<unknown> }) => void): unknown;
   end(): Promise<void>;
 }
 
@@ -120,10 +119,7 @@ async function openPools<P extends PoolLike>(
   const open = (purpose: Purpose) => {
     const pool = driver.pool(purpose);
     pool.on("error", poolErrorListener);
-    if (purpose === "requests") {
-      pool.on("connect", serialPlansOnly);
-      if (getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
-    }
+    if (purpose === "requests" && getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
     if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
     return { pool, db: driver.drizzle(pool) };
   };
@@ -161,12 +157,12 @@ export const PLANNED_EACH_RUN = "/* planned each run */";
  * thousand rows at most; PostgreSQL still chose two workers for a year of spending by merchant
  * on the heavy user (its plan's cost crosses the server's parallel threshold), and starting them
  * made the statement cost 15 ms instead of 4, on a server whose cores serve the other requests.
- * The sync pool keeps the server's setting. Run first on each new connection (node-postgres
- * queues it before the connection's first statement); a failure only leaves the setting as it
- * was.
+ * The sync pool keeps the server's setting. The pool runs this on each new connection before
+ * handing it out (`onConnect`, in node-postgres's pool and Neon's); a failure only leaves the
+ * setting as it was (the request's own statement then meets whatever broke it).
  */
-function serialPlansOnly(client: { query(text: string): Promise<unknown> }): void {
-  client.query("set max_parallel_workers_per_gather = 0").catch(() => undefined);
+async function serialPlansOnly(client: { query(text: string): Promise<unknown> }): Promise<void> {
+  await client.query("set max_parallel_workers_per_gather = 0").catch(() => undefined);
 }
 
 /**
@@ -270,6 +266,7 @@ function poolBounds(purpose: Purpose) {
     connectionTimeoutMillis: Math.max(env.DB_CONNECT_TIMEOUT_MS, env.DB_ACQUIRE_TIMEOUT_MS),
     statement_timeout: statement,
     query_timeout: statement + 1_000,
+    ...(purpose === "requests" ? { onConnect: serialPlansOnly } : {}),
   };
 }
 
