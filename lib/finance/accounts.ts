@@ -314,12 +314,9 @@ async function getNetWorthHistory(
   const first = dates[0];
   const last = dates[dates.length - 1];
   if (first === undefined || last === undefined) return [];
-  const [answer] = await runFixed(db, daily ? dailyHistory : datesHistory, {
-    user: userId,
-    first,
-    last,
-    dates,
-  });
+  const [answer] = daily
+    ? await runFixed(db, dailyHistory, { user: userId, first, last })
+    : await runFixed(db, datesHistory, { user: userId, dates });
   const points = (typeof answer?.points === "string" ? JSON.parse(answer.points) : answer?.points) as Array<
     [string, string, string, string]
   >;

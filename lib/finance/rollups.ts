@@ -194,6 +194,21 @@ export const counted = {
   n: sql.raw("counted.n"),
 };
 
+/** The placeholders of a statement's `i`th range named `name`: `<name>_<i>_start` and `_end`. */
+export function rangePlaceholders(name: string, i: number) {
+  return { start: sql.placeholder(`${name}_${i}_start`), end: sql.placeholder(`${name}_${i}_end`) };
+}
+
+/** The values of `rangePlaceholders(name, i)` for each of `ranges`. */
+export function rangeValues(name: string, ranges: DateRange[]): Record<string, string> {
+  return Object.fromEntries(
+    ranges.flatMap((r, i) => [
+      [`${name}_${i}_start`, r.start],
+      [`${name}_${i}_end`, r.end],
+    ]),
+  );
+}
+
 /** `countedRows` for one call: the shape of its subquery, and the values it is run with. */
 export interface Counted {
   /**
@@ -244,18 +259,14 @@ export function countedRows(
   const { months, days, minus } = splitRange(range, cuts);
   const ofAccounts = accountIds !== undefined && accountIds.length > 0;
   const source = byCategory && !ofAccounts ? "category" : byMerchant && !ofAccounts ? "merchant" : "rows";
-  const values: Record<string, unknown> = { counted_user: userId };
+  const values: Record<string, unknown> = {
+    counted_user: userId,
+    ...rangeValues("counted_months", months),
+    ...rangeValues("counted_days", days),
+    ...rangeValues("counted_minus", minus),
+  };
   if (ofAccounts) values.counted_accounts = accountIds;
   const shape = { months: months.length, days: days.length, minus: minus.length };
-  for (const [part, ranges] of [
-    ["months", months],
-    ["days", days],
-    ["minus", minus],
-  ] as const)
-    ranges.forEach((r, i) => {
-      values[`counted_${part}_${i}_start`] = r.start;
-      values[`counted_${part}_${i}_end`] = r.end;
-    });
   return {
     key: `${source} ${ofAccounts} ${shape.months} ${shape.days} ${shape.minus}`,
     from: () => countedSubquery(source, ofAccounts, shape),
@@ -275,9 +286,10 @@ function countedSubquery(
   const within = (column: SQLWrapper, part: keyof typeof shape) =>
     shape[part] > 0
       ? or(
-          ...Array.from({ length: shape[part] }, (_, i) =>
-            between(column, p(`counted_${part}_${i}_start`), p(`counted_${part}_${i}_end`)),
-          ),
+          ...Array.from({ length: shape[part] }, (_, i) => {
+            const r = rangePlaceholders(`counted_${part}`, i);
+            return between(column, r.start, r.end);
+          }),
         )
       : sql`false`;
   const ofAccount = (column: SQLWrapper) =>

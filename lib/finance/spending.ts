@@ -14,7 +14,7 @@ import { categoryKind, categoryLabel } from "./categories";
 import { groupByCurrency } from "./currency";
 import { ratio, toCents } from "./money";
 import { addDays, addMonths, type DateRange, endOfMonth, spanOf, startOfMonth } from "./periods";
-import { type Counted, counted, countedRows } from "./rollups";
+import { type Counted, counted, countedRows, rangePlaceholders, rangeValues } from "./rollups";
 import { countedForTotals, incomeSum, isIncome, isSpending, spendingSum } from "./rules";
 
 export const SPENDING_GROUPS = ["category", "merchant", "account", "month"] as const;
@@ -95,21 +95,6 @@ export interface SpendingGroups {
   totalCents: number;
 }
 
-/** Placeholders of a statement's ranges: `range_<i>_start` and `range_<i>_end`. */
-function rangePlaceholders(i: number) {
-  return { start: sql.placeholder(`range_${i}_start`), end: sql.placeholder(`range_${i}_end`) };
-}
-
-/** The values of `rangePlaceholders` for `ranges`. */
-function rangeValues(ranges: DateRange[]): Record<string, string> {
-  return Object.fromEntries(
-    ranges.flatMap((r, i) => [
-      [`range_${i}_start`, r.start],
-      [`range_${i}_end`, r.end],
-    ]),
-  );
-}
-
 /** The statement of `getSpendingByGroup` for a grouping, a number of ranges and a shape of `counted`. */
 const spendingByGroupQuery = perDatabaseVariant(
   (v: { groupBy: SpendingGroup; ranges: number; counted: Counted }) =>
@@ -133,7 +118,7 @@ const spendingByGroupQuery = perDatabaseVariant(
         : sql<string>`null`;
     // Every row is in the one range when there is one: no filter to evaluate per row.
     const within = (i: number) => {
-      const r = rangePlaceholders(i);
+      const r = rangePlaceholders("range", i);
       return ranges === 1 ? sql`true` : sql`${c.date} between ${r.start} and ${r.end}`;
     };
     const each = (f: (i: number) => SQL) =>
@@ -186,7 +171,7 @@ async function getSpendingByGroup(
   });
   const rows = await spendingByGroupQuery(db, { groupBy, ranges: ranges.length, counted: from }).execute({
     ...from.values,
-    ...rangeValues(ranges),
+    ...rangeValues("range", ranges),
   });
   return ranges.map((_, i) =>
     groupByCurrency(
@@ -303,7 +288,7 @@ const periodComparisonQuery = perDatabaseVariant(
   (db, from) => {
     const c = counted;
     const within = (i: number) => {
-      const r = rangePlaceholders(i);
+      const r = rangePlaceholders("range", i);
       return sql`${c.date} between ${r.start} and ${r.end}`;
     };
     return (
@@ -347,7 +332,7 @@ export async function getPeriodComparison(
   });
   const rows = await periodComparisonQuery(db, from).execute({
     ...from.values,
-    ...rangeValues([current, previous]),
+    ...rangeValues("range", [current, previous]),
   });
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     const out: PeriodComparison = {
