@@ -78,8 +78,8 @@ describe("database drivers", () => {
     const reference = await drizzle({ client: inThisThread }).execute(typed(""));
     for (let run = 0; run < 2; run++) {
       const prepared = await handle.db.execute(typed(""));
-      const plain = await handle.db.execute(typed(PLANNED_EACH_RUN));
-      expect(JSON.stringify(prepared)).toBe(JSON.stringify(plain).replace(PLANNED_EACH_RUN, ""));
+      const customPlanned = await handle.db.execute(typed(PLANNED_EACH_RUN));
+      expect(JSON.stringify(prepared)).toBe(JSON.stringify(customPlanned).replace(PLANNED_EACH_RUN, ""));
       expect(prepared).toEqual(reference);
     }
     // A caller's own parsers apply on this side of the thread, in both row modes, as PGlite's do.
