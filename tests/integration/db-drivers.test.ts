@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type Database, openDatabase, PLANNED_EACH_RUN, syncDatabaseFor } from "@/db";
 import { fixedStatement, runFixed } from "@/db/fixed-statement";
+import { prepareStatements } from "@/db/pglite-prepared.mjs";
 import { users } from "@/db/schema";
 import { resetEnvCache } from "@/lib/env";
 import { isDatabaseUnavailable } from "@/lib/errors";
@@ -177,6 +178,39 @@ describe("database drivers", () => {
     for (const handle of handles) closers.push(handle.close);
     return handles;
   }
+
+  it("answers a prepared statement with the caller's parsers without copying PGlite's table of them", async () => {
+    // PGlite's own answer parser copies its whole table (a parser per type, some 300) into a new
+    // object whenever a caller gives parsers of its own, as drizzle does for every statement.
+    const client = new PGlite();
+    closers.push(() => client.close());
+    await client.waitReady;
+    let copies = 0;
+    client.parsers = new Proxy(client.parsers, {
+      ownKeys(target) {
+        copies += 1;
+        return Reflect.ownKeys(target);
+      },
+    });
+    prepareStatements(client, {
+      maxText: 1_000,
+      maxParams: 10,
+      maxStatements: 10,
+      plannedEachRun: PLANNED_EACH_RUN,
+    });
+    const parsers = { 1082: (value: string) => `day ${value}` };
+    for (const marker of ["", PLANNED_EACH_RUN]) {
+      const text = `select date '2026-02-28' as day, $1::int + 1 as n ${marker}`;
+      for (let run = 0; run < 3; run++)
+        expect((await client.query(text, [run], { parsers })).rows).toEqual([
+          { day: "day 2026-02-28", n: run + 1 },
+        ]);
+    }
+    expect(copies).toBe(0);
+    // PGlite's own path (not prepared: too long) copies it: the count sees a copy.
+    await client.query(`select date '2026-02-28' as day ${" ".repeat(1_000)}`, [], { parsers });
+    expect(copies).toBe(1);
+  });
 
   it("answers a statement on a closed PGlite at once, as the database being unavailable", async () => {
     const handle = await openDatabase({ pgliteDir: "memory://" });
