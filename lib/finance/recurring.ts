@@ -115,7 +115,26 @@ const streamsQuery = perDatabaseVariant(
     if (options.status !== "all") conditions.push(eq(recurringStreams.isActive, options.status === "active"));
     return db
       .select({
-        stream: recurringStreams,
+        // What a stream row answers with: not its charges' ids (`transaction_ids`, a few KB of
+        // JSON per stream on a long history, which only the sync reads).
+        stream: {
+          id: recurringStreams.id,
+          merchantName: recurringStreams.merchantName,
+          description: recurringStreams.description,
+          category: recurringStreams.category,
+          direction: recurringStreams.direction,
+          frequency: recurringStreams.frequency,
+          averageAmountMinor: recurringStreams.averageAmountMinor,
+          lastAmountMinor: recurringStreams.lastAmountMinor,
+          previousAmountMinor: recurringStreams.previousAmountMinor,
+          priceChangedOn: recurringStreams.priceChangedOn,
+          priceChangeTransactionId: recurringStreams.priceChangeTransactionId,
+          firstDate: recurringStreams.firstDate,
+          lastDate: recurringStreams.lastDate,
+          predictedNextDate: recurringStreams.predictedNextDate,
+          isActive: recurringStreams.isActive,
+          accountId: recurringStreams.accountId,
+        },
         accountName: bankAccounts.name,
         accountType: bankAccounts.type,
         currency: bankAccounts.currency,
