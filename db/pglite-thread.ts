@@ -12,6 +12,8 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { QueryOptions, Results } from "@electric-sql/pglite";
+import type { WireAnswer } from "./pglite-prepared.mjs";
+import { readAnswer } from "./pglite-wire.mjs";
 
 /** The longest statement text kept prepared, the most parameters, and the most statements. */
 export interface PreparedLimits {
@@ -50,6 +52,8 @@ export type Request = { id: number } & (
 export interface Reply {
   id: number;
   result?: unknown;
+  /** A prepared statement's answer as PostgreSQL wrote it, read here (db/pglite-wire.mjs). */
+  wire?: WireAnswer;
   error?: { name: string; message: string; fields: Record<string, string | number | boolean> };
 }
 
@@ -77,7 +81,7 @@ export class PgliteThread {
         if (!waiting) continue;
         this.#pending.delete(reply.id);
         if (reply.error) waiting.reject(rebuilt(reply.error));
-        else waiting.resolve(reply.result);
+        else waiting.resolve(reply.wire ? new Wired(reply.wire) : reply.result);
       }
       // An idle thread does not keep the process alive; a request waiting for it does.
       if (this.#pending.size === 0) this.#worker.unref();
@@ -117,14 +121,20 @@ export class PgliteThread {
 
   /** A statement, outside any transaction or in transaction `tx`; the caller's parsers applied here. */
   async #query(text: string, params: unknown[], options: QueryOptions | undefined, tx?: number) {
-    const result = (await this.#ask({
+    const answer = await this.#ask({
       op: "query",
       text,
       params,
       ...(tx === undefined ? {} : { tx }),
       ...queryOptions(options),
-    })) as Results;
-    return withParsers(result, options);
+    });
+    if (answer instanceof Wired)
+      return readAnswer(answer.wire.wire, {
+        ...answer.wire,
+        rowMode: options?.rowMode,
+        parsers: options?.parsers,
+      });
+    return withParsers(answer as Results, options);
   }
 
   #ask(request: DistributiveOmit<Request, "id">): Promise<unknown> {
@@ -150,6 +160,11 @@ export class PgliteThread {
     for (const waiting of this.#pending.values()) waiting.reject(error);
     this.#pending.clear();
   }
+}
+
+/** A wire answer, told apart from a result that is any value. */
+class Wired {
+  constructor(readonly wire: WireAnswer) {}
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -21,11 +21,11 @@ const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPor
 const { dir, prepared } = /** @type {import("./pglite-thread").ThreadOptions} */ (workerData);
 
 const opened = (async () => {
-  // The extensions the migrations create (transaction search, 0004).
+  // The extensions the migrations create (transaction search, 0004). No parsers of its own: the
+  // request thread reads prepared answers with PGlite's defaults (db/pglite-wire.mjs).
   const client = new PGlite(dir, { extensions: { pg_trgm, unaccent } });
   await client.waitReady;
-  if (prepared) prepareStatements(client, prepared);
-  return client;
+  return { client, run: prepared ? prepareStatements(client, prepared) : undefined };
 })();
 // A failure to open is answered to every request.
 opened.catch(() => undefined);
@@ -76,9 +76,19 @@ function keptAsText(types) {
  * @returns {Promise<unknown>}
  */
 async function answer(request) {
-  const client = await opened;
+  const { client, run } = await opened;
   switch (request.op) {
     case "query": {
+      // A prepared statement's answer crosses as the bytes PostgreSQL wrote, in a transferred
+      // buffer: read on the request thread (db/pglite-wire.mjs), not parsed and cloned here.
+      if (request.tx === undefined && run) {
+        const wired = await run(
+          request.text,
+          request.params,
+          request.rowMode ? { rowMode: request.rowMode } : {},
+        );
+        if (wired) return new Wired(wired);
+      }
       const target = request.tx === undefined ? client : transactions.get(request.tx)?.tx;
       if (!target) throw new Error("The transaction has ended");
       const parsers = keptAsText(request.textTypes);
@@ -123,6 +133,14 @@ async function answer(request) {
   }
 }
 
+/** A prepared statement's answer (db/pglite-prepared.mjs `WireAnswer`), sent as a `Reply`'s `wire`. */
+class Wired {
+  /** @param {import("./pglite-prepared.mjs").WireAnswer} answer */
+  constructor(answer) {
+    this.answer = answer;
+  }
+}
+
 /**
  * Answers not yet sent: those ready in one turn of the event loop cross in one message (each is
  * sent at the end of the turn it is ready in, never held for another: a BEGIN may wait for a
@@ -130,22 +148,29 @@ async function answer(request) {
  * @type {Reply[]}
  */
 let outbox = [];
+/** The buffers of the outbox's wire answers, moved to the request thread, not copied. */
+/** @type {ArrayBuffer[]} */
+let moved = [];
 
 function send() {
   const replies = outbox;
+  const transfer = moved;
   outbox = [];
-  port.postMessage(replies);
+  moved = [];
+  port.postMessage(replies, transfer);
 }
 
 /** @param {Reply} reply */
 function reply(reply) {
+  if (reply.wire) moved.push(/** @type {ArrayBuffer} */ (reply.wire.wire.buffer));
   if (outbox.push(reply) === 1) setImmediate(send);
 }
 
 port.on("message", (/** @type {Request[]} */ requests) => {
   for (const request of requests)
     answer(request).then(
-      (result) => reply({ id: request.id, result }),
+      (result) =>
+        reply(result instanceof Wired ? { id: request.id, wire: result.answer } : { id: request.id, result }),
       (error) => reply({ id: request.id, error: described(error) }),
     );
 });

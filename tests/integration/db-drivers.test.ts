@@ -10,6 +10,7 @@ import { z } from "zod";
 import { type Database, openDatabase, PLANNED_EACH_RUN, syncDatabaseFor } from "@/db";
 import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { prepareStatements } from "@/db/pglite-prepared.mjs";
+import type { Reply } from "@/db/pglite-thread";
 import { users } from "@/db/schema";
 import { resetEnvCache } from "@/lib/env";
 import { isDatabaseUnavailable } from "@/lib/errors";
@@ -210,6 +211,97 @@ describe("database drivers", () => {
     // PGlite's own path (not prepared: too long) copies it: the count sees a copy.
     await client.query(`select date '2026-02-28' as day ${" ".repeat(1_000)}`, [], { parsers });
     expect(copies).toBe(1);
+  });
+
+  it("reads a prepared statement's answer from PostgreSQL's bytes exactly as PGlite parses them", async () => {
+    // The prepared path reads the bytes the backend wrote (db/pglite-wire.mjs), not PGlite's parsed
+    // messages: every kind of value, array, name and count must come out as PGlite's own gives them.
+    const prepared = new PGlite();
+    const plain = new PGlite();
+    closers.push(
+      () => prepared.close(),
+      () => plain.close(),
+    );
+    prepareStatements(prepared, {
+      maxText: 10_000,
+      maxParams: 10,
+      maxStatements: 100,
+      plannedEachRun: PLANNED_EACH_RUN,
+    });
+    const setup = "create table t (id int primary key, name text)";
+    await prepared.exec(setup);
+    await plain.exec(setup);
+    const values = `select 12345678901234::bigint as big, 9007199254740993::bigint as huge, (-32768)::int2 as small,
+      1.10::numeric(12,2) as num, 0.1::float8 as f8, 1.5::float4 as f4, true as yes, false as no,
+      date '2026-02-28' as day, timestamp '2026-11-25 21:30:00' as ts, timestamptz '2026-11-25 21:30:00+00' as at,
+      interval '1 day 02:00' as span, '{"a":[1,null],"b":"é"}'::json as doc, '{"k": true}'::jsonb as docb,
+      '5f0c1a2e-8b7d-4c1e-9f3a-2b6d7e8f9a0b'::uuid as id, '\\xdeadbeef'::bytea as raw,
+      '' as empty, null::text as nothing, 'é ü'::text as word, 'Café · 北京 · 🧾 a longer name than 24 bytes' as long,
+      array['a', 'b,c', 'd"e', null, 'NULL', '']::text[] as texts, array[[1,2],[3,4]]::int[] as grid,
+      array[1.25, null]::numeric[] as nums, array[true, false]::bool[] as flags, array[date '2026-01-31']::date[] as days,
+      array['{"x":1}'::jsonb] as docs, '{}'::text[] as none, 1 as "dup", 2 as "dup", 3 as "__proto__"`;
+    // drizzle's parsers (it keeps dates, times and numeric arrays as text), and a caller's own.
+    const drizzleLike = {
+      1082: (v: string) => v,
+      1114: (v: string) => v,
+      1184: (v: string) => v,
+      1231: (v: string) => v,
+    };
+    const own = {
+      1082: (v: string) => `day ${v}`,
+      1009: (v: string) => `texts ${v}`,
+      23: (v: string) => Number(v) * 10,
+    };
+    const statements: Array<[string, unknown[]]> = [
+      [values, []],
+      [`${values} ${PLANNED_EACH_RUN}`, []],
+      ["select $1::int + 1 as n, $2::text as s from generate_series(1, 3)", [41, "x"]],
+      ["select id, name from t where id > $1 order by id", [0]],
+      ["insert into t values ($1, $2), ($3, $4)", [1, "one", 2, "two"]],
+      ["update t set name = upper(name) where id <= $1 returning id, name", [2]],
+      [`delete from t where id = $1 ${PLANNED_EACH_RUN}`, [2]],
+      ["select * from t where false", []],
+    ];
+    for (const [text, params] of statements)
+      for (const rowMode of ["object", "array"] as const)
+        for (const parsers of [undefined, drizzleLike, own]) {
+          const options = { rowMode, ...(parsers ? { parsers } : {}) };
+          // Writes run once per database; a read's answer is compared as PGlite's own.
+          const write = /^(insert|update|delete)/.test(text);
+          if (write && (rowMode === "array" || parsers)) continue;
+          const mine = await prepared.query(text, params, options);
+          const theirs = await plain.query(text, params, options);
+          expect(mine, `${text.slice(0, 40)} ${rowMode}`).toEqual(theirs);
+          expect(Object.keys(mine).sort()).toEqual(Object.keys(theirs).sort());
+        }
+    // A failure is PGlite's error, thrown as PGlite throws it, and the session goes on.
+    const failing = "select 1 / $1::int as n";
+    const mine = await prepared.query(failing, [0]).catch((e: unknown) => e);
+    const theirs = await plain.query(failing, [0]).catch((e: unknown) => e);
+    expect(mine).toBeInstanceOf(Error);
+    expect(mine).toMatchObject({ code: "22012", message: (theirs as Error).message });
+    expect((await prepared.query(failing, [2])).rows).toEqual([{ n: 0 }]);
+  });
+
+  it("sends a prepared statement's answer across from PGlite's thread as PostgreSQL's bytes, not as rows", async () => {
+    const handle = await openDatabase({ pgliteDir: "memory://" });
+    closers.push(handle.close);
+    const received = vi.spyOn(Worker.prototype, "emit");
+    try {
+      const text = sql`select n, 'row ' || n as label from generate_series(1, 3) as n`;
+      for (let run = 0; run < 2; run++)
+        expect(await executeRows(handle.db, text)).toEqual([1, 2, 3].map((n) => ({ n, label: `row ${n}` })));
+      const replies = received.mock.calls
+        .filter(([event]) => event === "message")
+        .flatMap(([, batch]) => batch as Reply[]);
+      expect(replies).toHaveLength(2);
+      for (const reply of replies) {
+        expect(reply.result).toBeUndefined();
+        expect(reply.wire?.wire).toBeInstanceOf(Uint8Array);
+      }
+    } finally {
+      received.mockRestore();
+    }
   });
 
   it("answers a statement on a closed PGlite at once, as the database being unavailable", async () => {
