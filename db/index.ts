@@ -10,7 +10,6 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
-import { PgliteThread } from "./pglite-thread";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -46,6 +45,8 @@ export async function openDatabase(options: {
   const config = { schema, casing: "snake_case" as const };
   if (!options.url) {
     const { drizzle } = await import("drizzle-orm/pglite");
+    // Loaded only here: a server database never loads PGlite.
+    const { PgliteThread } = await import("./pglite-thread");
     const given = options.pgliteDir ?? ".data/pglite";
     const inMemory = given.startsWith("memory://");
     // The data folder is chosen at run time: no build-time tracing of what it may hold (without the

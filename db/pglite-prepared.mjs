@@ -205,7 +205,7 @@ export function prepareStatements(client, limits) {
           new protocol.Parser().parse(wire, (message) => {
             if (failure === undefined && message instanceof messagesOf.DatabaseError) failure = message;
           });
-          throw failure;
+          throw failure ?? new Error("PGlite answered with an error it could not read");
         }
         return { wire, pick: statement.custom ? 1 : 0, elements: statement.elements };
       }),

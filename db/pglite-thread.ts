@@ -1,10 +1,11 @@
 /**
  * Embedded PGlite on its own thread (db/pglite-worker.mjs), reached through the part of PGlite's
  * client drizzle uses: `query(text, params, options)` and `transaction(fn)`. PostgreSQL's WASM
- * and PGlite's parsing of its messages then run beside the request thread, not on it, as a
- * server's database runs in its own processes: a heavy question no longer holds up every other
- * request for its whole database time (on the heavy user, two years of cash flow spent about
- * 3.5 ms of its request thread inside PGlite).
+ * then runs beside the request thread, not on it, as a server's database runs in its own
+ * processes: a heavy question no longer holds up every other request for its whole database time
+ * (on the heavy user, two years of cash flow spent about 3.5 ms of its request thread inside
+ * PGlite). As a server sends its rows over a socket, the thread sends a prepared statement's
+ * answer as the bytes PostgreSQL wrote, and they are read into rows here (db/pglite-wire.mjs).
  *
  * Statements keep PGlite's order and locks (the worker runs them through PGlite's own client):
  * one transaction at a time, and a statement outside it waits for it to end.
