@@ -40,7 +40,7 @@ export async function getOverview(
 ): Promise<{ totals: OverviewTotals[]; billsDue: Bill[] }> {
   const [balances, flows, bills] = await Promise.all([
     getBalanceTotals(db, userId),
-    getPeriodComparison(db, userId, options.range, options.previous),
+    getPeriodComparison(db, userId, options.range, options.previous, options.today),
     listBills(db, userId, options.today, BILL_DAYS),
   ]);
   const currencies = [

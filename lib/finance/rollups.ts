@@ -137,46 +137,82 @@ function joined(ranges: DateRange[]): DateRange[] {
   return out;
 }
 
+/** Days read negated, dated `dated` (a day of the piece of the range their month stands for). */
+export interface MinusRange extends DateRange {
+  dated: string;
+}
+
 /**
- * `range` split into the whole months to read from the rollup and the days to read from the
- * rows: a month is read from the rollup only when each of `cuts` holds all of its part in `range`
- * or none of it. The last days of a piece, from a month's 1st on, are read as that month from the
- * rollup less the month's days after them (`minus`) when those are fewer: for a range that ends
- * today they are days to come, with no rows, and the month's rollup replaces every row of the
- * month so far.
+ * `range` split into the months to read from the rollup and the days to read from the rows: a
+ * month is read from the rollup only when each of `cuts` holds all of its part in `range` or none
+ * of it. A part of a month (at the edges of the range or of a cut) is read as its own days, or,
+ * when those are more than the month's other days, as the whole month from the rollup less those
+ * other days (`minus`, read from the rows and subtracted). Such a month's rollup rows, and the
+ * days subtracted from it, are dated the first day of the part (`redated` when that is not the
+ * month's 1st), so that they fall in the part's cut. A range to today subtracts days to come,
+ * which hold no rows; a year from the 11th reads its first month as the month less its first ten
+ * days (a rolling year by merchant on the 10th read 60 days of rows, now 40; on the 3rd, 12).
  */
 export function splitRange(
   range: DateRange,
   cuts: DateRange[],
-): { months: DateRange[]; days: DateRange[]; minus: DateRange[] } {
+  /** Today: the days after it hold no rows yet, so a month read less them costs no rows. */
+  today?: string,
+): {
+  months: DateRange[];
+  days: DateRange[];
+  minus: MinusRange[];
+  redated: Array<{ month: string; dated: string }>;
+} {
   // ISO dates compare as strings. Each piece between two cut points is inside or outside every cut.
   const points = [...new Set(cuts.flatMap((c) => [c.start, addDays(c.end, 1)]))]
     .filter((p) => p > range.start && p <= range.end)
     .sort();
   const months: DateRange[] = [];
   const days: DateRange[] = [];
-  const minus: DateRange[] = [];
-  /** The days from a month's 1st to `end`: the month less the days after, or the days themselves. */
-  const monthSoFar = (from: string, end: string) => {
-    const monthEnd = endOfMonth(from);
-    if (from === startOfMonth(from) && daysBetween(end, monthEnd) < daysBetween(from, end) + 1) {
-      months.push({ start: from, end: monthEnd });
-      minus.push({ start: addDays(end, 1), end: monthEnd });
-    } else days.push({ start: from, end });
+  const minus: MinusRange[] = [];
+  const redated: Array<{ month: string; dated: string }> = [];
+  /** Days of `from`..`to` that may hold rows: none after today. */
+  const withRows = (from: string, to: string) => {
+    const end = today !== undefined && today < to ? today : to;
+    return end < from ? 0 : daysBetween(from, end) + 1;
+  };
+  /** Days `from`..`to` of one month: themselves, or the month less its other days when those are fewer. */
+  const partOfMonth = (from: string, to: string) => {
+    const first = startOfMonth(from);
+    const last = endOfMonth(from);
+    const others =
+      (from > first ? withRows(first, addDays(from, -1)) : 0) +
+      (to < last ? withRows(addDays(to, 1), last) : 0);
+    if (others >= withRows(from, to)) {
+      days.push({ start: from, end: to });
+      return;
+    }
+    months.push({ start: first, end: last });
+    if (from > first) {
+      redated.push({ month: first, dated: from });
+      minus.push({ start: first, end: addDays(from, -1), dated: from });
+    }
+    if (to < last) minus.push({ start: addDays(to, 1), end: last, dated: from });
+  };
+  /** The days of `start`..`end` (no whole month among them), month by month. */
+  const partsOfMonths = (start: string, end: string) => {
+    for (let from = start; from <= end; from = addDays(endOfMonth(from), 1))
+      partOfMonth(from, endOfMonth(from) < end ? endOfMonth(from) : end);
   };
   [range.start, ...points].forEach((start, i) => {
     const piece = { start, end: i < points.length ? addDays(points[i] as string, -1) : range.end };
     const whole = wholeMonths(piece);
     if (whole === null) {
-      monthSoFar(piece.start, piece.end);
+      partsOfMonths(piece.start, piece.end);
       return;
     }
     const end = endOfMonth(whole.last);
-    if (piece.start < whole.first) days.push({ start: piece.start, end: addDays(whole.first, -1) });
+    if (piece.start < whole.first) partOfMonth(piece.start, addDays(whole.first, -1));
     months.push({ start: whole.first, end });
-    if (end < piece.end) monthSoFar(addDays(end, 1), piece.end);
+    if (end < piece.end) partOfMonth(addDays(end, 1), piece.end);
   });
-  return { months: joined(months), days: joined(days), minus };
+  return { months: joined(months), days: joined(days), minus, redated };
 }
 
 /** The columns of `countedRows`. */
@@ -227,10 +263,11 @@ export interface Counted {
  * The rows of `range` that count toward income and spending (rule 1 of rules.ts: no transfers),
  * as the subquery `counted` (columns in `counted`) whose sums of `amount` and `n` grouped by any
  * of its columns (the date only by month, or by ranges given as `cuts`) equal those over the
- * rows: the rollup for whole months, the rows themselves for the days around them. A month whose
- * range ends before the month does (a range to today) is read whole, less its days after the
- * range, negated and dated the month's 1st (`splitRange`): usually no rows at all. Pending rows
- * count, as they do in the rows (a posted row replaces its pending one).
+ * rows: the rollup for whole months, the rows themselves for the days around them. A month of
+ * which the range holds most days is read whole, less its other days, negated, with the month's
+ * rows dated the first day the range holds of it (`splitRange`): for a range to today, its days
+ * to come, usually no rows at all. Pending rows count, as they do in the rows (a posted row
+ * replaces its pending one).
  *
  * With `byCategory` (the caller groups by nothing finer than currency, category and date) and no
  * account filter, whole months come from `transaction_category_months` and days from
@@ -253,10 +290,12 @@ export function countedRows(
     cuts?: DateRange[];
     byCategory?: boolean;
     byMerchant?: boolean;
+    /** Today in the user's timezone (`splitRange`). */
+    today?: string | undefined;
   } = {},
 ): Counted {
-  const { accountIds, cuts = [], byCategory = false, byMerchant = false } = options;
-  const { months, days, minus } = splitRange(range, cuts);
+  const { accountIds, cuts = [], byCategory = false, byMerchant = false, today } = options;
+  const { months, days, minus, redated } = splitRange(range, cuts, today);
   const ofAccounts = accountIds !== undefined && accountIds.length > 0;
   const source = byCategory && !ofAccounts ? "category" : byMerchant && !ofAccounts ? "merchant" : "rows";
   const values: Record<string, unknown> = {
@@ -265,10 +304,17 @@ export function countedRows(
     ...rangeValues("counted_days", days),
     ...rangeValues("counted_minus", minus),
   };
+  minus.forEach((m, i) => {
+    values[`counted_minus_${i}_dated`] = m.dated;
+  });
+  redated.forEach((r, i) => {
+    values[`counted_redated_${i}_month`] = r.month;
+    values[`counted_redated_${i}_dated`] = r.dated;
+  });
   if (ofAccounts) values.counted_accounts = accountIds;
-  const shape = { months: months.length, days: days.length, minus: minus.length };
+  const shape = { months: months.length, days: days.length, minus: minus.length, redated: redated.length };
   return {
-    key: `${source} ${ofAccounts} ${shape.months} ${shape.days} ${shape.minus}`,
+    key: `${source} ${ofAccounts} ${shape.months} ${shape.days} ${shape.minus} ${shape.redated}`,
     from: () => countedSubquery(source, ofAccounts, shape),
     values,
   };
@@ -278,12 +324,12 @@ export function countedRows(
 function countedSubquery(
   source: "category" | "merchant" | "rows",
   ofAccounts: boolean,
-  shape: { months: number; days: number; minus: number },
+  shape: { months: number; days: number; minus: number; redated: number },
 ): SQL {
   const p = sql.placeholder;
   const userId = p("counted_user");
   /** `column` within any of the `count` ranges of `part` (none: false). */
-  const within = (column: SQLWrapper, part: keyof typeof shape) =>
+  const within = (column: SQLWrapper, part: "months" | "days" | "minus") =>
     shape[part] > 0
       ? or(
           ...Array.from({ length: shape[part] }, (_, i) => {
@@ -294,18 +340,39 @@ function countedSubquery(
       : sql`false`;
   const ofAccount = (column: SQLWrapper) =>
     ofAccounts ? sql`${column} = any(${p("counted_accounts")}::text[])` : undefined;
+  /** A rollup month's date: the day it is dated when it stands for part of a range, else its 1st. */
+  const monthDated = (month: SQLWrapper) =>
+    shape.redated > 0
+      ? sql`case ${month} ${sql.join(
+          Array.from(
+            { length: shape.redated },
+            (_, i) =>
+              sql`when ${p(`counted_redated_${i}_month`)}::date then ${p(`counted_redated_${i}_dated`)}::date`,
+          ),
+          sql` `,
+        )} else ${month} end`
+      : sql`${month}`;
+  /** A subtracted row's date: that of the month it is subtracted from (`monthDated`). */
+  const minusDated = (date: SQLWrapper) =>
+    sql`case ${sql.join(
+      Array.from({ length: shape.minus }, (_, i) => {
+        const r = rangePlaceholders("counted_minus", i);
+        return sql`when ${date} between ${r.start} and ${r.end} then ${p(`counted_minus_${i}_dated`)}::date`;
+      }),
+      sql` `,
+    )} end`;
   if (source === "category") {
     const cm = transactionCategoryMonths;
     const d = transactionDays;
     const rolled = sql`select ${cm.currency} as currency, ${cm.category} as category, null::text as merchant,
-        null::text as account_id, ${cm.month} as date, ${cm.inflowMinor} + ${cm.outflowMinor} as amount, ${cm.count} as n
+        null::text as account_id, ${monthDated(cm.month)} as date, ${cm.inflowMinor} + ${cm.outflowMinor} as amount, ${cm.count} as n
       from ${cm} where ${and(eq(cm.userId, userId), eq(cm.isTransfer, false), within(cm.month, "months"))}`;
-    // The days' sums; for `minus` (a month read whole less its days after the range) negated and
-    // dated the month's 1st.
+    // The days' sums; for `minus` (a month read whole less its other days) negated and dated as
+    // the month.
     const daysOf = (part: "days" | "minus") => {
       const less = part === "minus";
       return sql`select ${d.currency}, ${d.category},
-        null::text, null::text, ${less ? sql`date_trunc('month', ${d.date})::date` : d.date},
+        null::text, null::text, ${less ? minusDated(d.date) : d.date},
         ${less ? sql`-` : sql``}(${d.inflowMinor} + ${d.outflowMinor}), ${less ? sql`-` : sql``}${d.count}
       from ${d} where ${and(eq(d.userId, userId), eq(d.isTransfer, false), within(d.date, part))}`;
     };
@@ -316,23 +383,25 @@ function countedSubquery(
   const m = source === "merchant" ? transactionMerchantMonths : transactionMonths;
   const t = transactions;
   const rolled = sql`select ${m.currency} as currency, ${m.category} as category, ${m.merchant} as merchant,
-      ${m === transactionMonths ? transactionMonths.accountId : sql`null::text`} as account_id, ${m.month} as date, ${m.inflowMinor} + ${m.outflowMinor} as amount, ${m.count} as n
+      ${m === transactionMonths ? transactionMonths.accountId : sql`null::text`} as account_id, ${monthDated(m.month)} as date, ${m.inflowMinor} + ${m.outflowMinor} as amount, ${m.count} as n
     from ${m} where ${and(
       eq(m.userId, userId),
       eq(m.isTransfer, false),
       within(m.month, "months"),
       ofAccount(transactionMonths.accountId),
     )}`;
-  // Over months and the rows of days, its ranges decide between the rollup's and the rows'
-  // indexes: planned for them on each run. Within one month (the common question), or over whole
-  // months to today (less the month's days to come, which hold no rows), a kept plan costs least.
-  const planned = shape.months > 0 && shape.days > 0 ? sql.raw(PLANNED_EACH_RUN) : sql``;
-  // The rows; for `minus` negated and dated the month's 1st (as the days' sums above).
+  // Over months and the rows of days (or of a month's first days, subtracted), its ranges decide
+  // between the rollup's and the rows' indexes: planned for them on each run. Within one month
+  // (the common question), or over whole months to today (less the month's days to come, which
+  // hold no rows), a kept plan costs least.
+  const planned =
+    shape.months > 0 && (shape.days > 0 || shape.redated > 0) ? sql.raw(PLANNED_EACH_RUN) : sql``;
+  // The rows; for `minus` negated and dated as their month (as the days' sums above).
   const rowsOf = (part: "days" | "minus") => {
     const less = part === "minus";
     return sql`select ${t.currency}, ${t.category},
       coalesce(${t.merchantName}, ${t.name}), ${t.accountId},
-      ${less ? sql`date_trunc('month', ${t.date})::date` : t.date}, ${less ? sql`-` : sql``}${t.amountMinor}, ${less ? sql`-1` : sql`1`}
+      ${less ? minusDated(t.date) : t.date}, ${less ? sql`-` : sql``}${t.amountMinor}, ${less ? sql`-1` : sql`1`}
     from ${t} where ${and(eq(t.userId, userId), countedForTotals(), within(t.date, part), ofAccount(t.accountId))}`;
   };
   return sql`(${rolled} union all ${rowsOf("days")}${shape.minus > 0 ? sql` union all ${rowsOf("minus")}` : sql``}) ${planned} as counted`;

@@ -161,10 +161,12 @@ async function getSpendingByGroup(
   userId: string,
   ranges: [DateRange, ...DateRange[]],
   groupBy: SpendingGroup,
-  accountIds?: string[],
+  accountIds: string[] | undefined,
+  today: string | undefined,
 ): Promise<SpendingGroups[][]> {
   const from = countedRows(userId, spanOf(ranges), {
     accountIds,
+    today,
     cuts: ranges,
     byCategory: groupBy === "category" || groupBy === "month",
     byMerchant: groupBy === "merchant",
@@ -225,9 +227,11 @@ export async function getSpendingBreakdown(
     groupBy: SpendingGroup;
     topN: number;
     accountIds?: string[] | undefined;
+    /** Today in the user's timezone: which edges of the ranges cost fewer rows (rollups.ts `splitRange`). */
+    today?: string | undefined;
   },
 ): Promise<{ groups: BreakdownGroup[]; totals: BreakdownTotals[] }> {
-  const { groupBy, accountIds, previous } = options;
+  const { groupBy, accountIds, previous, today } = options;
   // Both ranges in one statement, except by account: one statement per range, run together (one
   // pass over both read the rows by account of every month, and cost more than two). By merchant
   // one pass reads the merchant months and, once, the days the two ranges meet on (a year by
@@ -235,9 +239,11 @@ export async function getSpendingBreakdown(
   const ranges: [DateRange, ...DateRange[]] = previous ? [options.range, previous] : [options.range];
   const [current = [], before = null] =
     groupBy !== "account"
-      ? await getSpendingByGroup(db, userId, ranges, groupBy, accountIds)
+      ? await getSpendingByGroup(db, userId, ranges, groupBy, accountIds, today)
       : (
-          await Promise.all(ranges.map((r) => getSpendingByGroup(db, userId, [r], groupBy, accountIds)))
+          await Promise.all(
+            ranges.map((r) => getSpendingByGroup(db, userId, [r], groupBy, accountIds, today)),
+          )
         ).flat();
   const currencies = [...new Set([...current, ...(before ?? [])].map((c) => c.currency))].sort();
   const none = { groups: [], totalCents: 0 };
@@ -325,10 +331,13 @@ export async function getPeriodComparison(
   userId: string,
   current: DateRange,
   previous: DateRange,
+  /** Today in the user's timezone (rollups.ts `splitRange`). */
+  today?: string,
 ): Promise<PeriodComparison[]> {
   const from = countedRows(userId, spanOf([current, previous]), {
     cuts: [current, previous],
     byCategory: true,
+    today,
   });
   const rows = await periodComparisonQuery(db, from).execute({
     ...from.values,
@@ -487,9 +496,9 @@ export async function getCashFlow(
   const all = bucketsOf(range, interval);
   // Cut by the buckets: whole months for months, the days' sums for weeks (no week holds a whole
   // month); the rows themselves only with an account filter.
-  const buckets = countedRows(userId, range, { accountIds, cuts: all, byCategory: true });
+  const buckets = countedRows(userId, range, { accountIds, cuts: all, byCategory: true, today });
   // Over the whole range: sources are not per bucket, so nothing is cut.
-  const bySource = countedRows(userId, range, { accountIds, byMerchant: true });
+  const bySource = countedRows(userId, range, { accountIds, byMerchant: true, today });
   const [rows, sources] = await Promise.all([
     cashFlowBucketsQuery(db, { interval, counted: buckets }).execute(buckets.values),
     incomeSourcesQuery(db, bySource).execute(bySource.values),

@@ -173,6 +173,9 @@ const RANGES = [
   { start: "2025-05-03", end: "2025-05-20" },
   // Ends on the 27th: July is read whole less its last four days (rows there are subtracted).
   { start: "2024-02-10", end: "2025-07-27" },
+  // The year to today (the 10th), against the year before: each first November is the month less
+  // its first ten days, dated the 11th; this November the month less its days to come.
+  { start: "2024-11-11", end: "2025-11-10" },
 ];
 
 const byFirst = <T extends [string, ...unknown[]]>(a: T, b: T) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
@@ -521,51 +524,86 @@ describe("the search summary over whole months", () => {
   });
 
   it("splits a range into whole months and the days around them, the months no cut divides", () => {
+    // Each edge read as the fewer days: January 15-31 as January less its first 14 days (dated the
+    // 15th, the first day the range holds of it), April 1-10 as days.
     expect(splitRange({ start: "2025-01-15", end: "2025-04-10" }, [])).toEqual({
-      months: [{ start: "2025-02-01", end: "2025-03-31" }],
-      days: [
-        { start: "2025-01-15", end: "2025-01-31" },
-        { start: "2025-04-01", end: "2025-04-10" },
-      ],
-      minus: [],
+      months: [{ start: "2025-01-01", end: "2025-03-31" }],
+      days: [{ start: "2025-04-01", end: "2025-04-10" }],
+      minus: [{ start: "2025-01-01", end: "2025-01-14", dated: "2025-01-15" }],
+      redated: [{ month: "2025-01-01", dated: "2025-01-15" }],
     });
     // Days from a month's 1st, more of them than the rest of the month: the month less the rest.
-    expect(splitRange({ start: "2025-01-15", end: "2025-04-27" }, [])).toEqual({
+    expect(splitRange({ start: "2025-01-17", end: "2025-04-27" }, [])).toEqual({
       months: [{ start: "2025-02-01", end: "2025-04-30" }],
-      days: [{ start: "2025-01-15", end: "2025-01-31" }],
-      minus: [{ start: "2025-04-28", end: "2025-04-30" }],
+      days: [{ start: "2025-01-17", end: "2025-01-31" }],
+      minus: [{ start: "2025-04-28", end: "2025-04-30", dated: "2025-04-01" }],
+      redated: [],
     });
     expect(splitRange({ start: "2025-11-01", end: "2025-11-25" }, [])).toEqual({
       months: [{ start: "2025-11-01", end: "2025-11-30" }],
       days: [],
-      minus: [{ start: "2025-11-26", end: "2025-11-30" }],
+      minus: [{ start: "2025-11-26", end: "2025-11-30", dated: "2025-11-01" }],
+      redated: [],
     });
-    // The last 12 months against the 12 before: the two months the cut runs through are days.
+    // Inside one month, less the days on both sides when they are fewer.
+    expect(splitRange({ start: "2025-11-03", end: "2025-11-27" }, [])).toEqual({
+      months: [{ start: "2025-11-01", end: "2025-11-30" }],
+      days: [],
+      minus: [
+        { start: "2025-11-01", end: "2025-11-02", dated: "2025-11-03" },
+        { start: "2025-11-28", end: "2025-11-30", dated: "2025-11-03" },
+      ],
+      redated: [{ month: "2025-11-01", dated: "2025-11-03" }],
+    });
+    // The last 12 months against the 12 before, from the 11th: each year's first November days
+    // (the 11th-30th) are November less its first ten days, dated the 11th, so that they count in
+    // that year; the last ten days of each year are days. 40 days of rows instead of 60.
     const current = { start: "2024-11-11", end: "2025-11-10" };
     const previous = { start: "2023-11-11", end: "2024-11-10" };
     expect(splitRange({ start: previous.start, end: current.end }, [current, previous])).toEqual({
-      months: [
-        { start: "2023-12-01", end: "2024-10-31" },
-        { start: "2024-12-01", end: "2025-10-31" },
-      ],
+      months: [{ start: "2023-11-01", end: "2025-10-31" }],
       days: [
-        { start: "2023-11-11", end: "2023-11-30" },
-        { start: "2024-11-01", end: "2024-11-30" },
+        { start: "2024-11-01", end: "2024-11-10" },
         { start: "2025-11-01", end: "2025-11-10" },
       ],
-      minus: [],
+      minus: [
+        { start: "2023-11-01", end: "2023-11-10", dated: "2023-11-11" },
+        { start: "2024-11-01", end: "2024-11-10", dated: "2024-11-11" },
+      ],
+      redated: [
+        { month: "2023-11-01", dated: "2023-11-11" },
+        { month: "2024-11-01", dated: "2024-11-11" },
+      ],
     });
+    // On the 10th itself: the days to come hold no rows, so this November is the month less them.
+    expect(splitRange({ start: previous.start, end: current.end }, [current, previous], current.end)).toEqual(
+      {
+        months: [{ start: "2023-11-01", end: "2025-11-30" }],
+        days: [{ start: "2024-11-01", end: "2024-11-10" }],
+        minus: [
+          { start: "2023-11-01", end: "2023-11-10", dated: "2023-11-11" },
+          { start: "2024-11-01", end: "2024-11-10", dated: "2024-11-11" },
+          { start: "2025-11-11", end: "2025-11-30", dated: "2025-11-01" },
+        ],
+        redated: [
+          { month: "2023-11-01", dated: "2023-11-11" },
+          { month: "2024-11-01", dated: "2024-11-11" },
+        ],
+      },
+    );
     // Weeks: February 2021 runs Monday 1st to Sunday 28th, yet no week holds all of it.
     const february = { start: "2021-02-01", end: "2021-02-28" };
     expect(splitRange(february, bucketsOf(february, "week"))).toEqual({
       months: [],
       days: [february],
       minus: [],
+      redated: [],
     });
     expect(splitRange(february, bucketsOf(february, "month"))).toEqual({
       months: [february],
       days: [],
       minus: [],
+      redated: [],
     });
   });
 

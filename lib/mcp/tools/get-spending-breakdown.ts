@@ -1,7 +1,7 @@
 /** Tool 4: where the money went, by category, merchant, account or month. */
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
-import { previousRange } from "@/lib/finance/periods";
+import { previousRange, todayIn } from "@/lib/finance/periods";
 import { getSpendingBreakdown, SPENDING_GROUPS } from "@/lib/finance/spending";
 import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
@@ -59,6 +59,7 @@ export const getSpendingBreakdownTool = defineTool({
       groupBy: args.group_by,
       topN: args.top_n,
       accountIds: args.account_ids,
+      today: todayIn(ctx.timezone, ctx.now),
     });
     return {
       data: {
