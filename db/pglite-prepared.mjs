@@ -29,7 +29,6 @@ import { holdsError, readAnswer } from "./pglite-wire.mjs";
 
 /** @typedef {import("@electric-sql/pglite").PGlite} PGlite */
 /** @typedef {import("@electric-sql/pglite").QueryOptions} QueryOptions */
-/** @typedef {import("@electric-sql/pglite").Results} Results */
 /** @typedef {import("./pglite-thread").PreparedLimits} PreparedLimits */
 /** @typedef {{ name: string, paramTypes: number[], custom: boolean, elements: Record<number, number> }} Statement */
 
