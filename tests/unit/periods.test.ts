@@ -25,6 +25,24 @@ describe("todayIn", () => {
     expect(todayIn("Pacific/Kiritimati", at("2025-12-31T10:30:00Z"))).toBe("2026-01-01");
   });
 
+  it("answers a new date from the first second of a day, in a zone whose offset is not whole minutes too", () => {
+    // The date is kept per zone and minute: midnight UTC must change it.
+    expect(todayIn("UTC", at("2026-11-25T23:59:59.900Z"))).toBe("2026-11-25");
+    expect(todayIn("UTC", at("2026-11-26T00:00:00.100Z"))).toBe("2026-11-26");
+    expect(todayIn("Asia/Kathmandu", at("2026-11-25T18:14:59Z"))).toBe("2026-11-25");
+    expect(todayIn("Asia/Kathmandu", at("2026-11-25T18:15:00Z"))).toBe("2026-11-26");
+    // Monrovia ran at -0:44:30 until 1972: its day changed at 00:44:30 UTC, inside a minute.
+    expect(todayIn("Africa/Monrovia", at("1971-06-01T00:44:10Z"))).toBe("1971-05-31");
+    expect(todayIn("Africa/Monrovia", at("1971-06-01T00:44:50Z"))).toBe("1971-06-01");
+    // Within one minute, one zone's date is another's: each zone keeps its own.
+    const now = at("2026-11-26T03:30:00Z");
+    expect([todayIn("UTC", now), todayIn("America/Los_Angeles", now), todayIn("UTC", now)]).toEqual([
+      "2026-11-26",
+      "2026-11-25",
+      "2026-11-26",
+    ]);
+  });
+
   it("falls back to UTC for an unknown zone", () => {
     expect(todayIn("Mars/Olympus_Mons", at("2025-03-01T03:30:00Z"))).toBe("2025-03-01");
   });
