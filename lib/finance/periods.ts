@@ -53,8 +53,8 @@ const lastDay = new Map<string, { minute: number; day: string }>();
 
 /**
  * Today's calendar date (`YYYY-MM-DD`) in `timezone`; an unknown zone falls back to UTC. The date
- * is computed once per zone and minute (`formatToParts` cost a request 0.05-0.1 ms each time, and
- * a request asks a few times).
+ * is computed once per zone and minute (`formatToParts` cost a request 0.05-0.2 ms, and a request
+ * asks a few times).
  */
 export function todayIn(timezone: string, now: Date): string {
   const zone = timezone || "UTC";

@@ -147,9 +147,9 @@ export interface MinusRange extends DateRange {
  * month is read from the rollup only when each of `cuts` holds all of its part in `range` or none
  * of it. A part of a month (at the edges of the range or of a cut) is read as its own days, or,
  * when those are more than the month's other days that may hold rows (none after `today`), as the
- * whole month from the rollup less those other days (`minus`, read from the rows and subtracted). Such a month's rollup rows, and the
- * days subtracted from it, are dated the first day of the part (`redated` when that is not the
- * month's 1st), so that they fall in the part's cut. A range to today subtracts days to come,
+ * whole month from the rollup less those other days (`minus`, read from the rows and subtracted).
+ * Such a month's rollup rows, and the days subtracted from it, are dated the first day of the part
+ * (`redated` when that is not the month's 1st), so that they fall in the part's cut. A range to today subtracts days to come,
  * which hold no rows; a year from the 11th reads its first month as the month less its first ten
  * days (a rolling year by merchant against the year before, on the 10th, read 60 days of rows, now
  * 30; on the 3rd, 9).
