@@ -3,6 +3,7 @@
  * realistic (every feature the issue lists is present), and internally consistent (balances
  * move exactly by the posted transactions; holdings add up to the account value).
  */
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ProviderTransaction } from "@/lib/banking/provider";
 import {
@@ -11,7 +12,12 @@ import {
   listSandboxInstitutions,
   type SandboxData,
 } from "@/lib/banking/sandbox";
-import { buildSandboxWorld, diffTransactions, transactionsOn } from "@/lib/banking/sandbox/world";
+import {
+  balanceHistory,
+  buildSandboxWorld,
+  diffTransactions,
+  transactionsOn,
+} from "@/lib/banking/sandbox/world";
 import { isCategoryId } from "@/lib/finance/categories";
 
 const NOW = new Date("2026-06-30T15:00:00Z");
@@ -56,6 +62,50 @@ describe("sandbox determinism", () => {
     for (const t of earlier.lifecycles) {
       if (t.authorizedDate < later.windowStart) continue;
       expect(laterById.get(t.id)).toEqual(t);
+    }
+  });
+
+  it("answers a day from a simulation run further, or continued from an earlier day, as from one run to it", () => {
+    // The provider keeps one simulation per bank and seed and runs it on as the clock moves
+    // (world.ts `buildSandboxWorld`): every reader must answer a day as a run to that day does.
+    const day = dayNumber("2026-06-30");
+    const picture = () => {
+      const data = generateSandboxData(SEED, institution, NOW);
+      const world = buildSandboxWorld(SEED, institution, day);
+      const start = dayNumber(data.windowStart);
+      return {
+        uptoDay: world.uptoDay,
+        hash: createHash("sha256")
+          .update(
+            JSON.stringify([
+              data,
+              balanceHistory(world, day - 45, day),
+              diffTransactions(world, start, day - 4, day),
+              diffTransactions(world, start, null, day).length,
+            ]),
+          )
+          .digest("hex"),
+      };
+    };
+    let institution = "";
+    for (const { id } of listSandboxInstitutions({ includeHidden: true })) {
+      institution = id;
+      clearSandboxCache();
+      const alone = picture();
+      expect(alone.uptoDay).toBe(day);
+      clearSandboxCache();
+      buildSandboxWorld(SEED, id, day + 25);
+      const ahead = picture();
+      expect(ahead.uptoDay).toBe(day + 25);
+      clearSandboxCache();
+      buildSandboxWorld(SEED, id, day - 25);
+      const continued = picture();
+      expect(continued.uptoDay).toBe(day);
+      expect({ id, ahead: ahead.hash, continued: continued.hash }).toEqual({
+        id,
+        ahead: alone.hash,
+        continued: alone.hash,
+      });
     }
   });
 
