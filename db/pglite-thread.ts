@@ -130,8 +130,8 @@ export class PgliteThread {
       ...queryOptions(options),
     });
     if (answer instanceof Wired)
-      return readAnswer(answer.wire.wire, {
-        ...answer.wire,
+      return readAnswer(answer.answer.wire, {
+        ...answer.answer,
         rowMode: options?.rowMode,
         parsers: options?.parsers,
       });
@@ -165,7 +165,7 @@ export class PgliteThread {
 
 /** A wire answer, told apart from a result that is any value. */
 class Wired {
-  constructor(readonly wire: WireAnswer) {}
+  constructor(readonly answer: WireAnswer) {}
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

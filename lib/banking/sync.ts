@@ -541,10 +541,10 @@ async function writeSync(
   for (const t of fetched.added) {
     if (!t.pending && t.pendingTransactionId) markDeleted(t.providerAccountId, t.pendingTransactionId);
   }
+  const key = sql`(${transactions.accountId}, ${transactions.providerTransactionId})`;
   for (const part of chunks(toDelete)) {
     const accountIds = sql.param(part.map(([accountId]) => accountId));
     const ids = sql.param(part.map(([, id]) => id));
-    const key = sql`(${transactions.accountId}, ${transactions.providerTransactionId})`;
     await tx
       .delete(transactions)
       .where(

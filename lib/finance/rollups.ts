@@ -149,10 +149,11 @@ export interface MinusRange extends DateRange {
  * when those are more than the month's other days that may hold rows (none after `today`), as the
  * whole month from the rollup less those other days (`minus`, read from the rows and subtracted).
  * Such a month's rollup rows, and the days subtracted from it, are dated the first day of the part
- * (`redated` when that is not the month's 1st), so that they fall in the part's cut. A range to today subtracts days to come,
- * which hold no rows; a year from the 11th reads its first month as the month less its first ten
- * days (a rolling year by merchant against the year before, on the 10th, read 60 days of rows, now
- * 30; on the 3rd, 9).
+ * (`redated` when that is not the month's 1st), so that they fall in the part's cut. A range to
+ * today subtracts days to come, which hold no rows (read all the same: a bank may date a row after
+ * the user's today); a year from the 11th reads its first month as the month less its first ten
+ * days (a rolling year by merchant against the year before, on the 10th, read 60 days of rows,
+ * now 30; on the 3rd, 9).
  */
 export function splitRange(
   range: DateRange,
