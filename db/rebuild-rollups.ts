@@ -1,6 +1,7 @@
 /**
  * `npm run db:rebuild-rollups`: rebuilds the transaction rollups (`transaction_months`, its totals,
- * category and merchant months, `transaction_days`, `transaction_text_months`), the daily changes of
+ * category and merchant months, `transaction_days`, `transaction_text_months`, the merchants' days
+ * and quarters `transaction_merchant_spans`), the daily changes of
  * net worth (`net_worth_days`, from the balance snapshots), the charges that repeat another
  * (`transaction_repeats`) and the values
  * precomputed for find_unusual_activity and list_recurring (first-seen merchants, streams' price
@@ -20,6 +21,7 @@ async function main() {
   try {
     await handle.db.transaction(async (tx) => {
       await tx.execute(sql`select ledgerlink_rebuild_transaction_months()`);
+      await tx.execute(sql`select ledgerlink_rebuild_merchant_spans()`);
       await tx.execute(sql`select ledgerlink_rebuild_net_worth()`);
       await tx.execute(sql`select ledgerlink_rebuild_repeats()`);
       await tx.execute(

@@ -619,6 +619,39 @@ export const transactionMerchantMonths = pgTable(
 );
 
 /**
+ * `transaction_merchant_months` at the two other grains a range is read in: per user, day or
+ * calendar quarter (`span`, dated its first day in `start`), category, merchant, currency, pending
+ * and transfer flag (migration 0014: triggers on `transactions` keep it in the same statement). A
+ * breakdown by merchant reads a range's whole quarters and its edge days here and the months
+ * between from the merchant months: a rolling year against the year before is 20 keys of a few
+ * merchants each, not 24 months and every charge of the edge days.
+ */
+export const transactionMerchantSpans = pgTable(
+  "transaction_merchant_spans",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** `day` or `quarter`. */
+    span: text().notNull(),
+    /** The day, or the first day of the quarter. */
+    start: date({ mode: "string" }).notNull(),
+    category: text().notNull(),
+    /** `coalesce(merchant_name, name)`, as in `transaction_months`. */
+    merchant: text().notNull(),
+    currency: text().notNull(),
+    pending: boolean().notNull(),
+    isTransfer: boolean().notNull(),
+    ...rolledUpMeasures(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.userId, t.span, t.start, t.category, t.merchant, t.currency, t.pending, t.isTransfer],
+    }),
+  ],
+);
+
+/**
  * Monthly rollup of `transactions` by their folded search text (`transactions.search_text`: the
  * text a `query` matches), kept by the triggers on `transactions` that keep `transaction_months`
  * (migration 0012): per user, month, category, text, currency, pending and transfer flag, over

@@ -14,8 +14,8 @@ import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { bankAccounts, transactions } from "@/db/schema";
 import { syncConnection } from "@/lib/banking/connections";
 import { categoryKind } from "@/lib/finance/categories";
-import { addDays } from "@/lib/finance/periods";
-import { countedRows, splitRange, wholeMonths } from "@/lib/finance/rollups";
+import { addDays, addMonths } from "@/lib/finance/periods";
+import { countedRows, merchantPieces, splitRange, wholeMonths } from "@/lib/finance/rollups";
 import { bucketsOf } from "@/lib/finance/spending";
 import { executeRows } from "@/lib/finance/sql";
 import { getCashFlowTool } from "@/lib/mcp/tools/get-cash-flow";
@@ -84,12 +84,23 @@ async function compare(userId: string) {
       `${month}, coalesce(merchant_name, name) as merchant`,
     ],
     ["transaction_text_months", "month, category, search_text", `${month}, search_text`],
+    [
+      "transaction_merchant_spans where span = 'day'",
+      "start, category, merchant",
+      "date as start, coalesce(merchant_name, name) as merchant",
+    ],
+    [
+      "transaction_merchant_spans where span = 'quarter'",
+      "start, category, merchant",
+      "date_trunc('quarter', date::timestamp)::date as start, coalesce(merchant_name, name) as merchant",
+    ],
   ] as const) {
     const all = `${dimensions}, currency, pending, is_transfer`;
     const kept = await executeRows(
       db,
       sql`select ${sql.raw(all)}, inflow_minor::text as i, outflow_minor::text as o, count, inflow_count, outflow_count
-          from ${sql.raw(table)} where user_id = ${userId} and count <> 0 order by ${sql.raw(all)}`,
+          from ${sql.raw(table.includes(" where ") ? table : `${table} where true`)} and user_id = ${userId} and count <> 0
+          order by ${sql.raw(all)}`,
     );
     const summed = await executeRows(
       db,
@@ -607,6 +618,80 @@ describe("the search summary over whole months", () => {
     });
   });
 
+  it("reads a sum by merchant as quarters, months and days that cover each day once, in its cut", () => {
+    // A rolling year against the year before, on the 26th: the quarters no cut divides, the months
+    // around them, the edge days; the November cut on the 27th is that month less its last days.
+    const current = { start: "2025-11-27", end: "2026-11-26" };
+    const previous = { start: "2024-11-27", end: "2025-11-26" };
+    const pieces = merchantPieces(
+      { start: previous.start, end: current.end },
+      [current, previous],
+      current.end,
+    );
+    expect(
+      pieces.map((p) => `${p.span} ${p.start}${p.end === p.start ? "" : `..${p.end}`} ${p.sign}`),
+    ).toEqual([
+      "month 2024-12-01 1",
+      "quarter 2025-01-01 1",
+      "quarter 2025-04-01 1",
+      "quarter 2025-07-01 1",
+      "month 2025-10-01 1",
+      "month 2025-11-01 1",
+      "month 2025-12-01 1",
+      "quarter 2026-01-01 1",
+      "quarter 2026-04-01 1",
+      "quarter 2026-07-01 1",
+      "month 2026-10-01 1",
+      "month 2026-11-01 1",
+      "day 2024-11-27..2024-11-30 1",
+      "day 2025-11-27..2025-11-30 1",
+      "day 2025-11-27..2025-11-30 -1",
+      "day 2026-11-27..2026-11-30 -1",
+    ]);
+    // Random ranges, cuts and days: every day of the range counts once in its own cut (the signs of
+    // the pieces that hold it, dated in that cut, sum to 1; in any other cut, to 0), and no other
+    // day counts.
+    const next = random(11);
+    const dayOf = (n: number) => addDays("2023-01-01", n);
+    for (let round = 0; round < 150; round++) {
+      const start = dayOf(Math.floor(next() * 900));
+      const range = { start, end: addDays(start, Math.floor(next() * 800)) };
+      const cutsAt = [
+        range.start,
+        ...Array.from({ length: Math.floor(next() * 3) }, () =>
+          addDays(range.start, Math.floor(next() * 800)),
+        ),
+      ]
+        .filter((d) => d <= range.end)
+        .sort();
+      const cuts = cutsAt
+        .map((c, i) => ({
+          start: c,
+          end: i + 1 < cutsAt.length ? addDays(cutsAt[i + 1] ?? c, -1) : range.end,
+        }))
+        .filter((c) => c.start <= c.end);
+      const today = next() < 0.5 ? undefined : addDays(range.start, Math.floor(next() * 900));
+      const counted = new Map<string, number>();
+      const cutOf = (d: string) => cuts.findIndex((c) => c.start <= d && d <= c.end);
+      for (const p of merchantPieces(range, cuts, today)) {
+        const last = p.span === "day" ? p.end : addDays(addMonths(p.start, p.span === "quarter" ? 3 : 1), -1);
+        for (let d = p.start; d <= last; d = addDays(d, 1)) {
+          const key = `${d} ${cutOf(p.dated ?? d)}`;
+          counted.set(key, (counted.get(key) ?? 0) + p.sign);
+        }
+      }
+      const within = (d: string) => d >= range.start && d <= range.end;
+      for (const [key, n] of counted) {
+        const [d = "", cut] = key.split(" ");
+        expect(n, `${JSON.stringify({ range, cuts, today })} ${key}`).toBe(
+          within(d) && Number(cut) === cutOf(d) ? 1 : 0,
+        );
+      }
+      for (let d = range.start; d <= range.end; d = addDays(d, 1))
+        expect(counted.get(`${d} ${cutOf(d)}`)).toBe(1);
+    }
+  });
+
   it("equals the sum of the raw rows for every rollable filter, text query and range", async () => {
     const db = getDb();
     const userId = await createUser(db);
@@ -722,6 +807,8 @@ describe("plans over a multi-year range", () => {
     await db.execute(sql`analyze transaction_months`);
     await db.execute(sql`analyze transaction_category_months`);
     await db.execute(sql`analyze transaction_days`);
+    await db.execute(sql`analyze transaction_merchant_months`);
+    await db.execute(sql`analyze transaction_merchant_spans`);
     const months = { start: "2023-12-01", end: "2025-11-01" };
     const current = { start: "2024-11-02", end: "2025-11-01" };
     const previous = { start: "2023-11-02", end: "2024-11-01" };
@@ -755,6 +842,11 @@ describe("plans over a multi-year range", () => {
       expect(byCategory, range.start).toContain("transaction_category_months");
       expect(byCategory, range.start).toContain("transaction_days");
       expect(byCategory, range.start).not.toMatch(/on transactions\b|transactions_/);
+      // By merchant: each piece's rows of the merchant rollups by their key, never a whole table.
+      const byMerchant = await planOf(countedRows(userId, range, { cuts, byMerchant: true }));
+      expect(byMerchant, range.start).toMatch(/Index Scan (using|on) transaction_merchant_months_/);
+      expect(byMerchant, range.start).toMatch(/Index Scan (using|on) transaction_merchant_spans_/);
+      expect(byMerchant, range.start).not.toMatch(/Seq Scan|on transactions\b|transactions_/);
     }
   }, 60_000);
 });
