@@ -16,7 +16,7 @@ import { resetEnvCache } from "@/lib/env";
 import { isDatabaseUnavailable } from "@/lib/errors";
 import { getBalanceTotals, listAccounts } from "@/lib/finance/accounts";
 import { listDebts } from "@/lib/finance/liabilities";
-import { getCashFlow, getPeriodComparison } from "@/lib/finance/spending";
+import { getPeriodComparison, getSpendingBreakdown } from "@/lib/finance/spending";
 import { executeRows } from "@/lib/finance/sql";
 import { testDatabaseKind } from "../helpers/db";
 import { startWsProxy } from "../helpers/ws-proxy";
@@ -407,18 +407,18 @@ describe("database drivers", () => {
       holds: 'from "transaction_category_months"',
     },
     {
-      // Whole months to today, less the days to come of this one: no rows of past days.
-      statement: "two years of cash flow's income sources (merchant months)",
+      // The merchant rollups read piece by piece (rollups.ts `merchantPieces`): one text whatever
+      // the ranges, so one statement kept for a rolling year against the year before on any day.
+      statement: "a year by merchant against the year before (merchant pieces)",
       run: (db: Database) =>
-        getCashFlow(
-          db,
-          "no-such-user",
-          { start: "2024-12-01", end: "2026-11-26" },
-          "month",
-          undefined,
-          "2026-11-26",
-        ),
-      holds: "row_number() over",
+        getSpendingBreakdown(db, "no-such-user", {
+          range: { start: "2025-11-27", end: "2026-11-26" },
+          previous: { start: "2024-11-27", end: "2025-11-26" },
+          groupBy: "merchant",
+          topN: 15,
+          today: "2026-11-26",
+        }),
+      holds: "jsonb_to_recordset",
     },
   ])("keeps $statement prepared", async ({ run, holds }) => {
     for (const handle of await bothDatabases()) {
