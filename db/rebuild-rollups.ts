@@ -1,6 +1,6 @@
 /**
  * `npm run db:rebuild-rollups`: rebuilds the transaction rollups (`transaction_months`, its totals,
- * category and merchant months, `transaction_days`, `transaction_text_months`, the merchants' days
+ * category months, `transaction_days`, `transaction_text_months`, the merchants' days, months
  * and quarters `transaction_merchant_spans`), the daily changes of
  * net worth (`net_worth_days`, from the balance snapshots), the charges that repeat another
  * (`transaction_repeats`) and the values

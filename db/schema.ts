@@ -590,41 +590,13 @@ export const transactionDays = pgTable(
 );
 
 /**
- * `transaction_months` summed over accounts: per user, month, category, merchant, currency,
- * pending and transfer flag (migration 0012: the triggers that keep `transaction_month_totals`
- * keep it). Breakdowns by merchant and cash flow's income sources over whole months without an
- * account filter read it: a merchant's month is one row, not one per account.
- */
-export const transactionMerchantMonths = pgTable(
-  "transaction_merchant_months",
-  {
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    /** First day of the month. */
-    month: date({ mode: "string" }).notNull(),
-    category: text().notNull(),
-    /** `coalesce(merchant_name, name)`, as in `transaction_months`. */
-    merchant: text().notNull(),
-    currency: text().notNull(),
-    pending: boolean().notNull(),
-    isTransfer: boolean().notNull(),
-    ...rolledUpMeasures(),
-  },
-  (t) => [
-    primaryKey({
-      columns: [t.userId, t.month, t.category, t.merchant, t.currency, t.pending, t.isTransfer],
-    }),
-  ],
-);
-
-/**
- * `transaction_merchant_months` at the two other grains a range is read in: per user, day or
+ * `transaction_months` summed over accounts, at three grains: per user, day, calendar month or
  * calendar quarter (`span`, dated its first day in `start`), category, merchant, currency, pending
- * and transfer flag (migration 0014: triggers on `transactions` keep it in the same statement). A
- * breakdown by merchant reads a range's whole quarters and its edge days here and the months
- * between from the merchant months: a rolling year against the year before is 20 keys of a few
- * merchants each, not 24 months and every charge of the edge days.
+ * and transfer flag (migration 0014: triggers on `transactions` keep it in the same statement).
+ * Breakdowns by merchant and cash flow's income sources without an account filter read a range's
+ * whole quarters, the months around them and the days at its edges here, each by its key: a
+ * rolling year against the year before is 16 keys of a few merchants each, not 24 months and
+ * every charge of the edge days.
  */
 export const transactionMerchantSpans = pgTable(
   "transaction_merchant_spans",
@@ -632,9 +604,9 @@ export const transactionMerchantSpans = pgTable(
     userId: text()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    /** `day` or `quarter`. */
+    /** `day`, `month` or `quarter`. */
     span: text().notNull(),
-    /** The day, or the first day of the quarter. */
+    /** The day, or the first day of the month or quarter. */
     start: date({ mode: "string" }).notNull(),
     category: text().notNull(),
     /** `coalesce(merchant_name, name)`, as in `transaction_months`. */

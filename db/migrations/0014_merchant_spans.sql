@@ -16,8 +16,9 @@ CREATE TABLE "transaction_merchant_spans" (
 );
 --> statement-breakpoint
 ALTER TABLE "transaction_merchant_spans" ADD CONSTRAINT "transaction_merchant_spans_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
--- The triggers on transactions keep it as 0005 keeps the months: each changed row counts in its day
--- and in its quarter, summed per key and added to (new rows) or taken from (old rows) the key's row.
+-- The triggers on transactions keep it as 0005 keeps the months: each changed row counts in its day,
+-- its month and its quarter, summed per key and added to (new rows) or taken from (old rows) the
+-- key's row.
 CREATE OR REPLACE FUNCTION ledgerlink_roll_merchant_spans() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP IN ('DELETE', 'UPDATE') THEN
@@ -36,7 +37,8 @@ BEGIN
       count(*) FILTER (WHERE r.amount_minor > 0) AS inflow_count,
       count(*) FILTER (WHERE r.amount_minor < 0) AS outflow_count
     FROM old_rows AS r
-    CROSS JOIN LATERAL (VALUES ('day', r.date), ('quarter', date_trunc('quarter', r.date::timestamp)::date)) AS s(span, start)
+    CROSS JOIN LATERAL (VALUES ('day', r.date), ('month', date_trunc('month', r.date::timestamp)::date),
+      ('quarter', date_trunc('quarter', r.date::timestamp)::date)) AS s(span, start)
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
     ) AS d
     WHERE x.user_id = d.user_id AND x.span = d.span AND x.start = d.start AND x.category = d.category
@@ -53,7 +55,8 @@ BEGIN
       count(*) FILTER (WHERE r.amount_minor > 0) AS inflow_count,
       count(*) FILTER (WHERE r.amount_minor < 0) AS outflow_count
     FROM new_rows AS r
-    CROSS JOIN LATERAL (VALUES ('day', r.date), ('quarter', date_trunc('quarter', r.date::timestamp)::date)) AS s(span, start)
+    CROSS JOIN LATERAL (VALUES ('day', r.date), ('month', date_trunc('month', r.date::timestamp)::date),
+      ('quarter', date_trunc('quarter', r.date::timestamp)::date)) AS s(span, start)
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
     ON CONFLICT (user_id, span, start, category, merchant, currency, pending, is_transfer) DO UPDATE SET
       inflow_minor = x.inflow_minor + excluded.inflow_minor,
@@ -83,7 +86,8 @@ SELECT r.user_id, s.span, s.start, r.category, coalesce(r.merchant_name, r.name)
       count(*) FILTER (WHERE r.amount_minor > 0) AS inflow_count,
       count(*) FILTER (WHERE r.amount_minor < 0) AS outflow_count
     FROM transactions AS r
-    CROSS JOIN LATERAL (VALUES ('day', r.date), ('quarter', date_trunc('quarter', r.date::timestamp)::date)) AS s(span, start)
+    CROSS JOIN LATERAL (VALUES ('day', r.date), ('month', date_trunc('month', r.date::timestamp)::date),
+      ('quarter', date_trunc('quarter', r.date::timestamp)::date)) AS s(span, start)
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
 $$;--> statement-breakpoint
 SELECT ledgerlink_rebuild_merchant_spans();
