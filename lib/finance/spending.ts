@@ -7,7 +7,7 @@
  * the monthly rollup for its whole months and the rows for the rest (rollups.ts `countedRows`).
  */
 import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
-import { type Database, PLANNED_EACH_RUN } from "@/db";
+import type { Database } from "@/db";
 import { perDatabaseVariant } from "@/db/fixed-statement";
 import { bankAccounts, transactions } from "@/db/schema";
 import { categoryKind, categoryLabel } from "./categories";
@@ -462,24 +462,20 @@ const incomeSourcesQuery = perDatabaseVariant(
   (db, from) => {
     const c = counted;
     const source = sql<string>`${c.merchant}`;
-    return (
-      db
-        .select({
-          currency: sql<string>`${c.currency}`,
-          source,
-          income: sql<string>`sum(${c.amount})`,
-          count: sql<string>`sum(${c.n})`,
-          rank: sql<string>`row_number() over (partition by ${c.currency} order by sum(${c.amount}) desc, ${source})`,
-        })
-        .from(from.from())
-        // Over the merchant rollups, a plan for the income categories' own few rows costs less than
-        // the one plan PostgreSQL would keep for any categories: planned for them on every run.
-        .where(sql`${isIncome(c.category)} ${from.key === "merchant" ? sql.raw(PLANNED_EACH_RUN) : sql``}`)
-        .groupBy(c.currency, source)
-        .having(sql`sum(${c.n}) > 0`)
-        .orderBy(c.currency, sql`3 desc`, source)
-        .prepare("")
-    );
+    return db
+      .select({
+        currency: sql<string>`${c.currency}`,
+        source,
+        income: sql<string>`sum(${c.amount})`,
+        count: sql<string>`sum(${c.n})`,
+        rank: sql<string>`row_number() over (partition by ${c.currency} order by sum(${c.amount}) desc, ${source})`,
+      })
+      .from(from.from())
+      .where(isIncome(c.category))
+      .groupBy(c.currency, source)
+      .having(sql`sum(${c.n}) > 0`)
+      .orderBy(c.currency, sql`3 desc`, source)
+      .prepare("");
   },
 );
 
