@@ -6,9 +6,11 @@
  * in a database of its own: the demo users' addresses are fixed and other files seed them too.
  * Seeded at today's date, as the tools read it, so the default periods hold data.
  */
+
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type Handle, openDatabase, setDbForTesting } from "@/db";
+import { type Handle, openDatabase, PLANNED_EACH_RUN, setDbForTesting } from "@/db";
 import { seedDemo, seedHeavyUser } from "@/db/seed";
 import { settleDeferred } from "@/lib/deferred";
 import { createScratchDatabase, testDatabaseKind } from "../helpers/db";
@@ -32,7 +34,6 @@ beforeAll(async () => {
   setDbForTesting(handle);
   server = await serveRoutes({ "/api/mcp": () => import("@/app/api/mcp/route") });
   url = server.url("/api/mcp");
-  for (const u of await seedDemo(handle.db)) users.push({ name: u.state, apiKey: u.apiKey });
   const heavy = await seedHeavyUser(handle.db);
   console.info(`answer-size: heavy user seeded in ${(heavy.milliseconds / 1000).toFixed(1)} s`);
   users.push({ name: "heavy", apiKey: heavy.apiKey });
@@ -67,7 +68,51 @@ function nullsIn(value: unknown, path = "$"): string[] {
   return Object.entries(value).flatMap(([key, v]) => nullsIn(v, `${path}.${key}`));
 }
 
+describe("the heavy user alone (one person's own server: the statistics are its own)", () => {
+  it.runIf(testDatabaseKind() === "pglite")(
+    "the heavy questions run with the plan made once for them, none planned anew on every run",
+    async () => {
+      // The demo users' statements keep their plans (statement-budget.test.ts). On a long history
+      // alone, a kept statement whose plan made once looks costlier than one made for its values
+      // is planned on every run (a year by merchant did, when its ORDER BY summed once more:
+      // spending.ts).
+      const heavy = users[0]!;
+      const custom = async () =>
+        new Map(
+          z
+            .object({ rows: z.array(z.object({ statement: z.string(), custom: z.coerce.number() })) })
+            .parse(
+              await handle.db.execute(
+                sql`select statement, custom_plans as custom from pg_prepared_statements where name like 'll\_%'`,
+              ),
+            )
+            .rows.map((r) => [r.statement, r.custom]),
+        );
+      const before = await custom();
+      // The issue's heavy questions (the text query is planned for its pattern on purpose).
+      const questions: Array<[string, Record<string, unknown>]> = [
+        ["get_cash_flow", { months: 24 }],
+        ["get_spending_breakdown", { group_by: "merchant", period: "last_12_months" }],
+        ["get_net_worth", { interval: "day", months: 12 }],
+      ];
+      for (let run = 0; run < 8; run++)
+        for (const [name, args] of questions)
+          await result(heavy.apiKey, "tools/call", { name, arguments: args });
+      const replanned = [...(await custom())]
+        .filter(
+          ([statement, n]) => n - (before.get(statement) ?? 0) > 5 && !statement.includes(PLANNED_EACH_RUN),
+        )
+        .map(([statement]) => statement.slice(0, 120));
+      expect(replanned).toEqual([]);
+    },
+  );
+});
+
 describe("context budget", () => {
+  beforeAll(async () => {
+    for (const u of await seedDemo(handle.db)) users.push({ name: u.state, apiKey: u.apiKey });
+  }, 120_000);
+
   it("tools/list is within 20 KB, its descriptions and input schemas within 10 KB", async () => {
     const list = await result(users[0]!.apiKey, "tools/list");
     const { tools } = listed.parse(list);
