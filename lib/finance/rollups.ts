@@ -26,7 +26,7 @@ import { toCents } from "./money";
 import { addDays, addMonths, type DateRange, daysBetween, endOfMonth, startOfMonth } from "./periods";
 import { countedForTotals } from "./rules";
 import { executeRows, text } from "./sql";
-import { type TransactionFilter, textMatches } from "./transactions";
+import { type TransactionFilter, textMonthsMatch } from "./transactions";
 
 /** The whole calendar months inside `range` (first days of the first and last), or null when none. */
 export function wholeMonths(range: DateRange): { first: string; last: string } | null {
@@ -86,7 +86,7 @@ export async function summarizeTransactions(
     const conditions: SQL[] = [eq(m.userId, userId)];
     if (months.first !== null && months.last !== null)
       conditions.push(gte(m.month, months.first), lte(m.month, months.last));
-    if (query) conditions.push(textMatches(transactionTextMonths.searchText, query));
+    if (query) conditions.push(textMonthsMatch(transactionTextMonths.searchText, query));
     if (byAccount) conditions.push(inArray(transactionMonths.accountId, filter.accountIds ?? []));
     if (byCategory)
       conditions.push(
