@@ -58,6 +58,8 @@ describe("text search", () => {
 
   const find = async (query: string) => {
     const out = await callTool(searchTransactionsTool, { query }, await contextFor(getDb(), userId, NOW));
+    // The summary (from the text rollup) counts the same matches as the rows (a page holds them all).
+    expect(out.data.summary.count, query).toBe(out.data.transactions.length);
     return out.data.transactions.map((t) => t.merchant ?? t.name).sort();
   };
 
