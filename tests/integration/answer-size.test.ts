@@ -4,9 +4,10 @@
  * block of every tool's default answer within 8 KB for every demo user and for the heavy user
  * (five years, 100,000+ transactions over ten accounts, db/seed.ts `seedHeavyUser`). On PostgreSQL
  * in a database of its own: the demo users' addresses are fixed and other files seed them too.
- * Seeded at today's date, as the tools read it, so the default periods hold data.
+ * Seeded at today's date, as the tools read it, so the default periods hold data. Before the demo
+ * users join it, the heavy user alone answers the issue's heavy questions with the plans kept for
+ * them (PGlite).
  */
-
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -74,8 +75,8 @@ describe("the heavy user alone (one person's own server: the statistics are its 
     async () => {
       // The demo users' statements keep their plans (statement-budget.test.ts). On a long history
       // alone, a kept statement whose plan made once looks costlier than one made for its values
-      // is planned on every run (a year by merchant did, when its ORDER BY summed once more:
-      // spending.ts; so was a text search's summary, which folded its pattern for every row).
+      // is planned on every run (a year by merchant was, when its ORDER BY summed once more:
+      // spending.ts).
       const heavy = users[0]!;
       const custom = async () =>
         new Map(
@@ -89,8 +90,8 @@ describe("the heavy user alone (one person's own server: the statistics are its 
             .rows.map((r) => [r.statement, r.custom]),
         );
       const before = await custom();
-      // The issue's heavy questions (the text query's rows are planned for its pattern on purpose,
-      // its summary is not).
+      // The issue's heavy questions. A text query's rows are planned for its pattern on purpose
+      // (PLANNED_EACH_RUN); its summary over the text months is kept.
       const questions: Array<[string, Record<string, unknown>]> = [
         ["search_transactions", { query: "coffee" }],
         ["get_cash_flow", { months: 24 }],
