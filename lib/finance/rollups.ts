@@ -24,7 +24,7 @@ import {
 } from "@/db/schema";
 import { toCents } from "./money";
 import { addDays, addMonths, type DateRange, daysBetween, endOfMonth, startOfMonth } from "./periods";
-import { countedForTotals } from "./rules";
+import { countedForTotals, isIncome, isSpending } from "./rules";
 import { executeRows, text } from "./sql";
 import { type TransactionFilter, textMonthsMatch } from "./transactions";
 
@@ -295,16 +295,23 @@ export function countedRows(
     byMerchant?: boolean;
     /** Today in the user's timezone (`splitRange`). */
     today?: string | undefined;
+    /**
+     * The categories the caller sums (its WHERE keeps them too, rules.ts `isIncome` or
+     * `isSpending`): the merchant rollups, whose pieces are read apart, read only their rows (a
+     * filter outside never reaches them). Two years of income sources on the heavy user: 0.33 ms
+     * of PGlite's thread instead of 0.96, the index skipping every spending row.
+     */
+    kind?: "income" | "spending";
   } = {},
 ): Counted {
-  const { accountIds, cuts = [], byCategory = false, byMerchant = false, today } = options;
+  const { accountIds, cuts = [], byCategory = false, byMerchant = false, today, kind } = options;
   const ofAccounts = accountIds !== undefined && accountIds.length > 0;
   const source = byCategory && !ofAccounts ? "category" : byMerchant && !ofAccounts ? "merchant" : "rows";
   if (source === "merchant") {
     const pieces = merchantPieces(range, cuts, today);
     return {
-      key: "merchant",
-      from: merchantSubquery,
+      key: `merchant ${kind ?? "all"}`,
+      from: () => merchantSubquery(kind),
       values: { counted_user: userId, counted_pieces: JSON.stringify(pieces) },
     };
   }
@@ -380,11 +387,18 @@ export function merchantPieces(range: DateRange, cuts: DateRange[], today?: stri
  * read by a plan made on every run). The planner counts a JSON value's rows the same whatever it
  * holds (arrays it would count when it plans for them, and then never keep the one plan as no
  * costlier); a lateral subquery kept apart (`offset 0`: not merged into a join) keeps a plan made
- * once from joining the whole table.
+ * once from joining the whole table. Kept apart, it is reached by no filter of the caller's:
+ * `kind` puts the caller's categories in it.
  */
-function merchantSubquery(): SQL {
+function merchantSubquery(kind: "income" | "spending" | undefined): SQL {
   const p = sql.placeholder;
   const s = transactionMerchantSpans;
+  const ofKind =
+    kind === "income"
+      ? sql` and ${isIncome(s.category)}`
+      : kind === "spending"
+        ? sql` and ${isSpending(s.category)}`
+        : sql``;
   return sql`(select r.currency, r.category, r.merchant, null::text as account_id,
       coalesce(piece.dated, r.start) as date, r.amount * piece.sign as amount, r.n * piece.sign as n
     from jsonb_to_recordset(${p("counted_pieces")}::jsonb)
@@ -393,7 +407,7 @@ function merchantSubquery(): SQL {
       select ${s.currency} as currency, ${s.category} as category, ${s.merchant} as merchant,
         ${s.start} as start, ${s.inflowMinor} + ${s.outflowMinor} as amount, ${s.count} as n
       from ${s} where ${s.userId} = ${p("counted_user")} and ${s.span} = piece.span
-        and ${s.start} between piece.start and piece."end" and not ${s.isTransfer}
+        and ${s.start} between piece.start and piece."end" and not ${s.isTransfer}${ofKind}
       offset 0
     ) as r) as counted`;
 }

@@ -183,6 +183,7 @@ async function getSpendingByGroup(
     cuts: ranges,
     byCategory: groupBy === "category" || groupBy === "month",
     byMerchant: groupBy === "merchant",
+    kind: "spending",
   });
   const rows = await spendingByGroupQuery(db, { groupBy, ranges: ranges.length, counted: from }).execute({
     ...from.values,
@@ -511,7 +512,7 @@ export async function getCashFlow(
   // month); the rows themselves only with an account filter.
   const buckets = countedRows(userId, range, { accountIds, cuts: all, byCategory: true, today });
   // Over the whole range: sources are not per bucket, so nothing is cut.
-  const bySource = countedRows(userId, range, { accountIds, byMerchant: true, today });
+  const bySource = countedRows(userId, range, { accountIds, byMerchant: true, today, kind: "income" });
   const [rows, sources] = await Promise.all([
     cashFlowBucketsQuery(db, { interval, counted: buckets }).execute(buckets.values),
     incomeSourcesQuery(db, bySource).execute(bySource.values),
