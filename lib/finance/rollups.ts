@@ -271,21 +271,17 @@ export interface Counted {
  * to come, usually no rows at all. Pending rows count, as they do in the rows (a posted row
  * replaces its pending one).
  *
- * With `byCategory` (the caller groups by nothing finer than currency, category and date) and no
- * account filter, whole months come from `transaction_category_months` and days from
- * `transaction_days`, and `merchant` and `account_id` are null: a few rows per month and per day
- * instead of one per merchant and account, and per charge. With `byMerchant` (nothing finer than
- * the merchant, and the date only by the cuts) and no account filter, everything comes from the
- * merchant rollups (`merchantPieces`: whole quarters, months and days, summed over accounts), and
+ * Without an account filter the rows are never read: with `byCategory` (the caller groups by
+ * nothing finer than currency, category and date), whole months come from
+ * `transaction_category_months` and days from `transaction_days`, and `merchant` is null; with
+ * `byMerchant` (nothing finer than the merchant, and the date only by the cuts), everything comes
+ * from the merchant rollups (whole quarters, months and days, summed over accounts). Both read
+ * the pieces of `rollupPieces`, in one statement text whatever the range (`piecesSubquery`), and
  * `account_id` is null.
  *
  * A statement reading both the months and the rows of past days is never kept prepared (db/index.ts
  * `PLANNED_EACH_RUN`: a generic plan of a 12-month breakdown by merchant, when it read them, cost
- * the server 8.8 ms instead of 5.4). One reading the category months and the days is: the two
- * small tables are read by their keys whatever the dates, and among many users PostgreSQL keeps
- * the one plan after five runs (the overview's comparison costs it 0.37 ms instead of 0.67 on the
- * heavy user). On a database of one long history alone, the overview's few days make a plan for
- * the values look cheaper, and it is planned on every run.
+ * the server 8.8 ms instead of 5.4).
  */
 export function countedRows(
   userId: string,
@@ -299,21 +295,21 @@ export function countedRows(
     today?: string | undefined;
     /**
      * The categories the caller sums (its WHERE keeps them too, rules.ts `isIncome` or
-     * `isSpending`): the merchant rollups, whose pieces are read apart, read only their rows (a
-     * filter outside never reaches them). Two years of income sources on the heavy user: 0.33 ms
-     * of PGlite's thread instead of 0.96, the index skipping every spending row.
+     * `isSpending`): the rollups, whose pieces are read apart, read only their rows (a filter
+     * outside never reaches them). Two years of income sources on the heavy user: 0.33 ms of
+     * PGlite's thread instead of 0.96, the index skipping every spending row.
      */
     kind?: "income" | "spending";
   } = {},
 ): Counted {
   const { accountIds, cuts = [], byCategory = false, byMerchant = false, today, kind } = options;
   const ofAccounts = accountIds !== undefined && accountIds.length > 0;
-  const source = byCategory && !ofAccounts ? "category" : byMerchant && !ofAccounts ? "merchant" : "rows";
-  if (source === "merchant") {
-    const pieces = merchantPieces(range, cuts, today);
+  const source = ofAccounts ? "rows" : byCategory ? "category" : byMerchant ? "merchant" : "rows";
+  if (source !== "rows") {
+    const pieces = rollupPieces(range, cuts, today, { quarters: source === "merchant" });
     return {
-      key: `merchant ${kind ?? "all"}`,
-      from: () => merchantSubquery(kind),
+      key: `${source} ${kind ?? "all"}`,
+      from: () => piecesSubquery(source, kind),
       values: { counted_user: userId, counted_pieces: JSON.stringify(pieces) },
     };
   }
@@ -334,45 +330,61 @@ export function countedRows(
   if (ofAccounts) values.counted_accounts = accountIds;
   const shape = { months: months.length, days: days.length, minus: minus.length, redated: redated.length };
   return {
-    key: `${source} ${ofAccounts} ${shape.months} ${shape.days} ${shape.minus} ${shape.redated}`,
-    from: () => countedSubquery(source, ofAccounts, shape),
+    key: `rows ${ofAccounts} ${shape.months} ${shape.days} ${shape.minus} ${shape.redated}`,
+    from: () => rowsSubquery(ofAccounts, shape),
     values,
   };
 }
 
-/** A key of the merchant rollups read with a sign and dated a day of its piece (`merchantPieces`). */
-interface MerchantPiece {
+/** A key range of a rollup read with a sign and dated a day of its piece of `range` (`rollupPieces`). */
+interface RollupPiece {
   span: "day" | "month" | "quarter";
   /** The first day, month or quarter read. */
   start: string;
-  /** The last day read (days), or `start` (a month or a quarter). */
+  /** The last day read (days), or the first day of the last month or quarter read. */
   end: string;
-  /** The date its rows count on; null: each day its own (days read as themselves). */
+  /** The date its rows count on; null: each day, month or quarter its own. */
   dated: string | null;
   sign: 1 | -1;
 }
 
 /**
- * What a sum by merchant reads of `range` cut by `cuts` (`splitRange`) from
- * `transaction_merchant_spans`: its whole months, three of them as one quarter where no cut
- * divides the quarter; the days around them; a month read less some of its days, those days with
- * the sign -1. Each is dated as `splitRange` dates it (a quarter as its first month; days read as
- * themselves, each day).
+ * What a sum over `range` cut by `cuts` (`splitRange`) reads of the rollups: its whole months,
+ * joined where they follow each other (with `quarters`, three of them as one quarter where no cut
+ * divides the quarter); the days around them; a month read less some of its days, those days
+ * with the sign -1. Each is dated as `splitRange` dates it (a month the range starts within, the
+ * first day the range holds of it, so it stands alone).
  */
-export function merchantPieces(range: DateRange, cuts: DateRange[], today?: string): MerchantPiece[] {
+export function rollupPieces(
+  range: DateRange,
+  cuts: DateRange[],
+  today: string | undefined,
+  options: { quarters: boolean },
+): RollupPiece[] {
   const { months, days, minus, redated } = splitRange(range, cuts, today);
-  // A quarter is read whole only when no cut divides it, so that it lies in one piece of the cuts;
-  // it is dated as its first month (redated when the range starts within that month).
+  // A quarter is read whole only when no cut divides it, so that it lies in one piece of the cuts.
   const points = cuts.flatMap((c) => [c.start, addDays(c.end, 1)]);
   const redatedAs = new Map(redated.map((r) => [r.month, r.dated]));
-  const pieces: MerchantPiece[] = [];
+  const pieces: RollupPiece[] = [];
   for (const run of months) {
     for (let month = run.start; month <= run.end; ) {
       const last = endOfMonth(addMonths(month, 2));
       const quarter =
-        Number(month.slice(5, 7)) % 3 === 1 && last <= run.end && !points.some((p) => p > month && p <= last);
-      const dated = redatedAs.get(month) ?? month;
-      pieces.push({ span: quarter ? "quarter" : "month", start: month, end: month, dated, sign: 1 });
+        options.quarters &&
+        Number(month.slice(5, 7)) % 3 === 1 &&
+        last <= run.end &&
+        !points.some((p) => p > month && p <= last);
+      const dated = redatedAs.get(month) ?? null;
+      const previous = pieces[pieces.length - 1];
+      if (quarter) pieces.push({ span: "quarter", start: month, end: month, dated, sign: 1 });
+      else if (
+        previous?.span === "month" &&
+        previous.dated === null &&
+        dated === null &&
+        addMonths(previous.end, 1) === month
+      )
+        previous.end = month;
+      else pieces.push({ span: "month", start: month, end: month, dated, sign: 1 });
       month = addMonths(month, quarter ? 3 : 1);
     }
   }
@@ -382,36 +394,53 @@ export function merchantPieces(range: DateRange, cuts: DateRange[], today?: stri
 }
 
 /**
- * The subquery of `countedRows` by merchant: the pieces of `merchantPieces` as one JSON value,
- * each joined to its rows of `transaction_merchant_spans` by key. One text whatever the range, so
- * one plan kept for it: a nested loop over the pieces, each read by the index (a rolling year by
- * merchant against the year before, on the heavy user: 16 pieces, about 600 rows instead of 1,283
- * read by a plan made on every run). The planner counts a JSON value's rows the same whatever it
- * holds (arrays it would count when it plans for them, and then never keep the one plan as no
- * costlier); a lateral subquery kept apart (`offset 0`: not merged into a join) keeps a plan made
- * once from joining the whole table. Kept apart, it is reached by no filter of the caller's:
- * `kind` puts the caller's categories in it.
+ * The subquery of `countedRows` from the rollups: the pieces of `rollupPieces` as one JSON value,
+ * each joined to its rows by key. One text whatever the range, so one plan kept for it: a nested
+ * loop over the pieces, each read by the index (a rolling year by merchant against the year
+ * before, on the heavy user: 16 pieces, about 600 rows instead of 1,283 read by a plan made on
+ * every run). The planner counts a JSON value's rows the same whatever it holds, so its plan
+ * made once costs what one made for the values does, and is kept: the overview's comparison,
+ * when its months and days were placeholders of their own, was planned anew on every run on a
+ * database of one long history (its few days made a plan for the values look cheaper), 0.7 ms of
+ * PGlite's thread. A lateral subquery kept apart (`offset 0`: not merged into a join) keeps a
+ * plan made once from joining the whole table; kept apart, it is reached by no filter of the
+ * caller's, and `kind` puts the caller's categories in it.
+ *
+ * By merchant, `transaction_merchant_spans` holds every span; by category, months come from
+ * `transaction_category_months` and days from `transaction_days` (each branch runs only for its
+ * pieces: a filter on the piece alone is checked once per piece).
  */
-function merchantSubquery(kind: "income" | "spending" | undefined): SQL {
+function piecesSubquery(source: "category" | "merchant", kind: "income" | "spending" | undefined): SQL {
   const p = sql.placeholder;
+  const ofKind = (category: SQLWrapper) =>
+    kind ? sql` and ${(kind === "income" ? isIncome : isSpending)(category)}` : sql``;
+  /** A rollup's rows within the piece (`start`: its date column; `span`: the piece's spans it holds). */
+  const read = (
+    t: typeof transactionMerchantSpans | typeof transactionCategoryMonths | typeof transactionDays,
+    start: SQLWrapper,
+    merchant: SQLWrapper,
+    span: SQL,
+  ) => sql`select ${t.currency} as currency, ${t.category} as category, ${merchant} as merchant,
+        ${start} as start, ${t.inflowMinor} + ${t.outflowMinor} as amount, ${t.count} as n
+      from ${t} where ${t.userId} = ${p("counted_user")} and ${span}
+        and ${start} between piece.start and piece."end" and not ${t.isTransfer}${ofKind(t.category)}`;
   const s = transactionMerchantSpans;
-  const ofKind = kind ? sql` and ${(kind === "income" ? isIncome : isSpending)(s.category)}` : sql``;
+  const m = transactionCategoryMonths;
+  const d = transactionDays;
+  const lateral =
+    source === "merchant"
+      ? read(s, s.start, s.merchant, sql`${s.span} = piece.span`)
+      : sql`${read(m, m.month, sql`null::text`, sql`piece.span = 'month'`)}
+        union all ${read(d, d.date, sql`null::text`, sql`piece.span = 'day'`)}`;
   return sql`(select r.currency, r.category, r.merchant, null::text as account_id,
       coalesce(piece.dated, r.start) as date, r.amount * piece.sign as amount, r.n * piece.sign as n
     from jsonb_to_recordset(${p("counted_pieces")}::jsonb)
       as piece(span text, start date, "end" date, dated date, sign int)
-    cross join lateral (
-      select ${s.currency} as currency, ${s.category} as category, ${s.merchant} as merchant,
-        ${s.start} as start, ${s.inflowMinor} + ${s.outflowMinor} as amount, ${s.count} as n
-      from ${s} where ${s.userId} = ${p("counted_user")} and ${s.span} = piece.span
-        and ${s.start} between piece.start and piece."end" and not ${s.isTransfer}${ofKind}
-      offset 0
-    ) as r) as counted`;
+    cross join lateral (${lateral} offset 0) as r) as counted`;
 }
 
-/** The subquery of `countedRows` for a shape, its values as placeholders. */
-function countedSubquery(
-  source: "category" | "rows",
+/** The subquery of `countedRows` from the rows and `transaction_months`, for a shape, its values as placeholders. */
+function rowsSubquery(
   ofAccounts: boolean,
   shape: { months: number; days: number; minus: number; redated: number },
 ): SQL {
@@ -450,23 +479,6 @@ function countedSubquery(
       }),
       sql` `,
     )} end`;
-  if (source === "category") {
-    const cm = transactionCategoryMonths;
-    const d = transactionDays;
-    const rolled = sql`select ${cm.currency} as currency, ${cm.category} as category, null::text as merchant,
-        null::text as account_id, ${monthDated(cm.month)} as date, ${cm.inflowMinor} + ${cm.outflowMinor} as amount, ${cm.count} as n
-      from ${cm} where ${and(eq(cm.userId, userId), eq(cm.isTransfer, false), within(cm.month, "months"))}`;
-    // The days' sums; for `minus` (a month read whole less its other days) negated and dated as
-    // the month.
-    const daysOf = (part: "days" | "minus") => {
-      const less = part === "minus";
-      return sql`select ${d.currency}, ${d.category},
-        null::text, null::text, ${less ? minusDated(d.date) : d.date},
-        ${less ? sql`-` : sql``}(${d.inflowMinor} + ${d.outflowMinor}), ${less ? sql`-` : sql``}${d.count}
-      from ${d} where ${and(eq(d.userId, userId), eq(d.isTransfer, false), within(d.date, part))}`;
-    };
-    return sql`(${rolled} union all ${daysOf("days")}${shape.minus > 0 ? sql` union all ${daysOf("minus")}` : sql``}) as counted`;
-  }
   const m = transactionMonths;
   const t = transactions;
   const rolled = sql`select ${m.currency} as currency, ${m.category} as category, ${m.merchant} as merchant,
@@ -483,7 +495,7 @@ function countedSubquery(
   // hold no rows), a kept plan costs least.
   const planned =
     shape.months > 0 && (shape.days > 0 || shape.redated > 0) ? sql.raw(PLANNED_EACH_RUN) : sql``;
-  // The rows; for `minus` negated and dated as their month (as the days' sums above).
+  // The rows; for `minus` negated and dated as the month they are subtracted from.
   const rowsOf = (part: "days" | "minus") => {
     const less = part === "minus";
     return sql`select ${t.currency}, ${t.category},

@@ -97,6 +97,8 @@ describe("the heavy user alone (one person's own server: the statistics are its 
         ["get_cash_flow", { months: 24 }],
         ["get_spending_breakdown", { group_by: "merchant", period: "last_12_months" }],
         ["get_net_worth", { interval: "day", months: 12 }],
+        ["get_financial_overview", {}],
+        ["get_spending_breakdown", { period: "last_12_months" }],
       ];
       for (let run = 0; run < 8; run++)
         for (const [name, args] of questions)

@@ -407,7 +407,7 @@ describe("database drivers", () => {
       holds: 'from "transaction_category_months"',
     },
     {
-      // The merchant rollups read piece by piece (rollups.ts `merchantPieces`): one text whatever
+      // The merchant rollups read piece by piece (rollups.ts `rollupPieces`): one text whatever
       // the ranges, so one statement kept for a rolling year against the year before on any day.
       statement: "a year by merchant against the year before (merchant pieces)",
       run: (db: Database) =>

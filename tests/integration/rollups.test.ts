@@ -14,8 +14,8 @@ import { fixedStatement, runFixed } from "@/db/fixed-statement";
 import { bankAccounts, transactions } from "@/db/schema";
 import { syncConnection } from "@/lib/banking/connections";
 import { categoryKind } from "@/lib/finance/categories";
-import { addDays, addMonths } from "@/lib/finance/periods";
-import { countedRows, merchantPieces, splitRange, wholeMonths } from "@/lib/finance/rollups";
+import { addDays, addMonths, startOfMonth } from "@/lib/finance/periods";
+import { countedRows, rollupPieces, splitRange, wholeMonths } from "@/lib/finance/rollups";
 import { bucketsOf } from "@/lib/finance/spending";
 import { executeRows } from "@/lib/finance/sql";
 import { getCashFlowTool } from "@/lib/mcp/tools/get-cash-flow";
@@ -612,36 +612,35 @@ describe("the search summary over whole months", () => {
     });
   });
 
-  it("reads a sum by merchant as quarters, months and days that cover each day once, in its cut", () => {
-    // A rolling year against the year before, on the 26th: the quarters no cut divides, the months
-    // around them, the edge days; the November cut on the 27th is that month less its last days.
+  it("reads a sum as quarters, runs of months and days that cover each day once, in its cut", () => {
+    // A rolling year against the year before, on the 26th: by merchant, the quarters no cut
+    // divides, the months around them, the edge days; the November cut on the 27th is that month
+    // less its last days. By category, the months in one run.
     const current = { start: "2025-11-27", end: "2026-11-26" };
     const previous = { start: "2024-11-27", end: "2025-11-26" };
-    const pieces = merchantPieces(
-      { start: previous.start, end: current.end },
-      [current, previous],
-      current.end,
-    );
-    expect(
-      pieces.map((p) => `${p.span} ${p.start}${p.end === p.start ? "" : `..${p.end}`} ${p.sign}`),
-    ).toEqual([
-      "month 2024-12-01 1",
-      "quarter 2025-01-01 1",
-      "quarter 2025-04-01 1",
-      "quarter 2025-07-01 1",
-      "month 2025-10-01 1",
-      "month 2025-11-01 1",
-      "month 2025-12-01 1",
-      "quarter 2026-01-01 1",
-      "quarter 2026-04-01 1",
-      "quarter 2026-07-01 1",
-      "month 2026-10-01 1",
-      "month 2026-11-01 1",
+    const listed = (quarters: boolean) =>
+      rollupPieces({ start: previous.start, end: current.end }, [current, previous], current.end, {
+        quarters,
+      }).map((p) => `${p.span} ${p.start}${p.end === p.start ? "" : `..${p.end}`} ${p.sign}`);
+    const days = [
       "day 2024-11-27..2024-11-30 1",
       "day 2025-11-27..2025-11-30 1",
       "day 2025-11-27..2025-11-30 -1",
       "day 2026-11-27..2026-11-30 -1",
+    ];
+    expect(listed(true)).toEqual([
+      "month 2024-12-01 1",
+      "quarter 2025-01-01 1",
+      "quarter 2025-04-01 1",
+      "quarter 2025-07-01 1",
+      "month 2025-10-01..2025-12-01 1",
+      "quarter 2026-01-01 1",
+      "quarter 2026-04-01 1",
+      "quarter 2026-07-01 1",
+      "month 2026-10-01..2026-11-01 1",
+      ...days,
     ]);
+    expect(listed(false)).toEqual(["month 2024-12-01..2026-11-01 1", ...days]);
     // Random ranges, cuts (or none) and days: every day of the range counts once in its own cut
     // (the signs of the pieces that hold it, dated in that cut, sum to 1; in any other cut, to 0),
     // no other day counts, and every piece is dated in the range.
@@ -668,11 +667,15 @@ describe("the search summary over whole months", () => {
       const counted = new Map<string, number>();
       const cutOf = (d: string) => cuts.findIndex((c) => c.start <= d && d <= c.end);
       const within = (d: string) => d >= range.start && d <= range.end;
-      for (const p of merchantPieces(range, cuts, today)) {
+      const quarters = round % 2 === 0;
+      for (const p of rollupPieces(range, cuts, today, { quarters })) {
         expect(within(p.dated ?? p.start), `${JSON.stringify({ range, cuts, today, p })}`).toBe(true);
-        const last = p.span === "day" ? p.end : addDays(addMonths(p.start, p.span === "quarter" ? 3 : 1), -1);
+        if (!quarters) expect(p.span).not.toBe("quarter");
+        const last = p.span === "day" ? p.end : addDays(addMonths(p.end, p.span === "quarter" ? 3 : 1), -1);
         for (let d = p.start; d <= last; d = addDays(d, 1)) {
-          const key = `${d} ${cutOf(p.dated ?? d)}`;
+          // A quarter, or a month, dated as itself: each of its rows on its own month's first day.
+          const dated = p.dated ?? (p.span === "day" ? d : p.span === "month" ? startOfMonth(d) : p.start);
+          const key = `${d} ${cutOf(dated)}`;
           counted.set(key, (counted.get(key) ?? 0) + p.sign);
         }
       }
