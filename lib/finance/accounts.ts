@@ -17,6 +17,7 @@ import { balanceSnapshots, bankAccounts, bankConnections, netWorthDays } from "@
 import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import { addDays, addMonths, datesUntil, endOfMonth } from "./periods";
+import { text } from "./sql";
 
 export const ACCOUNT_TYPES = [
   "depository",
@@ -269,28 +270,31 @@ const [dailyHistory, datesHistory] = (() => {
       ) latest`;
   const balances = sql`coalesce(sum(latest.bal) filter (where a.type not in ('credit', 'loan')), 0)::text as assets,
         coalesce(sum(latest.bal) filter (where a.type in ('credit', 'loan')), 0)::text as liabilities`;
-  // One row holding every point as JSON: a year of days is one row to read, not 365.
+  // One row per currency, each point's index among the dates and values joined by commas: a year
+  // of days is three strings to split, not JSON to build and parse (PGlite's thread: 1.2 → 0.5 ms
+  // for the statement).
   const points = (rows: SQL) =>
-    fixedStatement(sql`select coalesce(json_agg(json_build_array(q.date, q.currency, q.assets, q.liabilities)), '[]') as points
-    from (${rows}) as q`);
+    fixedStatement(sql`select q.currency, string_agg(q.at::text, ',') as at,
+      string_agg(q.assets, ',') as assets, string_agg(q.liabilities, ',') as liabilities
+    from (${rows}) as q group by q.currency`);
   return [
     points(sql`
-      select ${p("first")}::text as date, a.currency, ${balances}
+      select 0 as at, a.currency, ${balances}
       from ${bankAccounts} a
       ${latestOn(sql`${p("first")}::date`)}
       where a.user_id = ${p("user")}
       group by a.currency
       union all
-      select ${n.date}::text, ${n.currency}, ${n.assetsMinor}::text, ${n.liabilitiesMinor}::text
+      select ${n.date} - ${p("first")}::date, ${n.currency}, ${n.assetsMinor}::text, ${n.liabilitiesMinor}::text
       from ${n}
       where ${n.userId} = ${p("user")} and ${n.date} > ${p("first")}::date and ${n.date} <= ${p("last")}::date`),
     points(sql`
-      select p.d::text as date, a.currency, ${balances}
-      from unnest(${p("dates")}::date[]) as p(d)
+      select p.i - 1 as at, a.currency, ${balances}
+      from unnest(${p("dates")}::date[]) with ordinality as p(d, i)
       cross join ${bankAccounts} a
       ${latestOn(sql`p.d`)}
       where a.user_id = ${p("user")}
-      group by p.d, a.currency`),
+      group by p.i, p.d, a.currency`),
   ];
 })();
 
@@ -299,11 +303,11 @@ const [dailyHistory, datesHistory] = (() => {
  * before it), ordered by currency then date. One query. Every currency of the user's accounts has
  * a point at every date (zero before its first snapshot).
  * - Few dates (weeks, months): a look-up on the snapshot primary key per account and date.
- * - Every day of a range (`daily`): the balances on the first day (a look-up per account, as
- *   above), then how much they changed on each later day, kept per day and currency by a trigger
- *   on the snapshots (`net_worth_days`), added up day after day here: a row per day instead of
- *   one per account and day (12 months of a 10-account user: 365 rows instead of 3,650 sorted
- *   and grouped). The points come back as one JSON row, not a row each.
+ * - Every day of a range (`daily`, consecutive dates): the balances on the first day (a look-up
+ *   per account, as above), then how much they changed on each later day, kept per day and
+ *   currency by a trigger on the snapshots (`net_worth_days`), added up day after day here: a row
+ *   per day instead of one per account and day (12 months of a 10-account user: 365 rows instead
+ *   of 3,650 sorted and grouped).
  */
 async function getNetWorthHistory(
   db: Database,
@@ -314,27 +318,37 @@ async function getNetWorthHistory(
   const first = dates[0];
   const last = dates[dates.length - 1];
   if (first === undefined || last === undefined) return [];
-  const [answer] = daily
+  const rows = daily
     ? await runFixed(db, dailyHistory, { user: userId, first, last })
     : await runFixed(db, datesHistory, { user: userId, dates });
-  const points = (typeof answer?.points === "string" ? JSON.parse(answer.points) : answer?.points) as Array<
-    [string, string, string, string]
-  >;
-  const byKey = new Map<string, { assets: string; liabilities: string }>();
-  const currencies = new Set<string>();
-  for (const [date, currency, assets, liabilities] of points) {
-    byKey.set(`${currency}|${date}`, { assets, liabilities });
-    currencies.add(currency);
-  }
-  return [...currencies].sort().flatMap((currency) => {
-    // Daily rows are changes: the balance of a day is the sum of the changes up to it.
-    let assetsCents = 0;
-    let liabilitiesCents = 0;
-    return dates.map((date) => {
-      const row = byKey.get(`${currency}|${date}`);
-      assetsCents = (daily ? assetsCents : 0) + toCents(row?.assets);
-      liabilitiesCents = (daily ? liabilitiesCents : 0) + toCents(row?.liabilities);
-      return { date, currency, assetsCents, liabilitiesCents, netWorthCents: assetsCents - liabilitiesCents };
+  return rows
+    .map((r) => {
+      const at = text(r, "at").split(",");
+      const assets = text(r, "assets").split(",");
+      const liabilities = text(r, "liabilities").split(",");
+      const assetsAt = new Array<number>(dates.length).fill(0);
+      const liabilitiesAt = new Array<number>(dates.length).fill(0);
+      at.forEach((i, k) => {
+        assetsAt[Number(i)] = toCents(assets[k]);
+        liabilitiesAt[Number(i)] = toCents(liabilities[k]);
+      });
+      return { currency: text(r, "currency"), assetsAt, liabilitiesAt };
+    })
+    .sort((a, b) => (a.currency < b.currency ? -1 : 1))
+    .flatMap(({ currency, assetsAt, liabilitiesAt }) => {
+      // Daily rows are changes: the balance of a day is the sum of the changes up to it.
+      let assetsCents = 0;
+      let liabilitiesCents = 0;
+      return dates.map((date, i) => {
+        assetsCents = (daily ? assetsCents : 0) + (assetsAt[i] ?? 0);
+        liabilitiesCents = (daily ? liabilitiesCents : 0) + (liabilitiesAt[i] ?? 0);
+        return {
+          date,
+          currency,
+          assetsCents,
+          liabilitiesCents,
+          netWorthCents: assetsCents - liabilitiesCents,
+        };
+      });
     });
-  });
 }
