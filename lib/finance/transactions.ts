@@ -14,7 +14,7 @@
  * unchanged row repeat or go missing (an offset would shift). Turning the key into an opaque
  * cursor tied to the query is the MCP layer's business (lib/mcp/cursor.ts).
  */
-import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
@@ -152,16 +152,20 @@ function afterKey(sort: TransactionSort, after: SortKey): SQL {
   }
 }
 
-function orderBy(sort: TransactionSort): SQL[] {
+/** The order of `sort` over a row's date, id and amount (of `transactions`, or of a page of it). */
+function orderBy(
+  sort: TransactionSort,
+  row: { date: SQLWrapper; id: SQLWrapper; amountMinor: SQLWrapper } = transactions,
+): SQL[] {
   switch (sort) {
     case "date_desc":
-      return [desc(transactions.date), desc(transactions.id)];
+      return [desc(row.date), desc(row.id)];
     case "date_asc":
-      return [asc(transactions.date), asc(transactions.id)];
+      return [asc(row.date), asc(row.id)];
     case "amount_desc":
-      return [sql`abs(${transactions.amountMinor}) desc`, desc(transactions.date), desc(transactions.id)];
+      return [sql`abs(${row.amountMinor}) desc`, desc(row.date), desc(row.id)];
     case "amount_asc":
-      return [sql`abs(${transactions.amountMinor}) asc`, desc(transactions.date), desc(transactions.id)];
+      return [sql`abs(${row.amountMinor}) asc`, desc(row.date), desc(row.id)];
   }
 }
 
@@ -174,30 +178,48 @@ export async function searchTransactions(
 ): Promise<SearchResult> {
   const where = and(...transactionConditions(userId, filter));
   const pageWhere = options.after ? and(where, afterKey(options.sort, options.after)) : where;
+  // The page first, then its accounts' names: planned alone, the page's one table costs PGlite a
+  // third of the planning a join does (a text query's rows are planned on every run).
+  const page = db
+    .select({
+      id: transactions.id,
+      date: transactions.date,
+      amountMinor: transactions.amountMinor,
+      currency: transactions.currency,
+      name: transactions.name,
+      merchantName: transactions.merchantName,
+      category: transactions.category,
+      accountId: transactions.accountId,
+      pending: transactions.pending,
+      isTransfer: transactions.isTransfer,
+    })
+    .from(transactions)
+    .where(pageWhere)
+    .orderBy(...orderBy(options.sort))
+    .limit(writtenLimit(options.limit + 1))
+    .as("page");
   const [rows, totals] = await Promise.all([
     db
       .select({
-        id: transactions.id,
-        date: transactions.date,
-        amountMinor: transactions.amountMinor,
-        currency: transactions.currency,
-        name: transactions.name,
-        merchantName: transactions.merchantName,
-        category: transactions.category,
+        id: page.id,
+        date: page.date,
+        amountMinor: page.amountMinor,
+        currency: page.currency,
+        name: page.name,
+        merchantName: page.merchantName,
+        category: page.category,
         accountName: bankAccounts.name,
-        pending: transactions.pending,
-        isTransfer: transactions.isTransfer,
+        pending: page.pending,
+        isTransfer: page.isTransfer,
       })
-      .from(transactions)
-      .innerJoin(bankAccounts, eq(bankAccounts.id, transactions.accountId))
-      .where(pageWhere)
-      .orderBy(...orderBy(options.sort))
-      .limit(writtenLimit(options.limit + 1)),
+      .from(page)
+      .innerJoin(bankAccounts, eq(bankAccounts.id, page.accountId))
+      .orderBy(...orderBy(options.sort, page)),
     summarizeTransactions(db, userId, filter, where as SQL),
   ]);
   const hasMore = rows.length > options.limit;
-  const page = rows.slice(0, options.limit);
-  const last = page.at(-1);
+  const shown = rows.slice(0, options.limit);
+  const last = shown.at(-1);
   const summary = totals.map((t) => ({
     currency: t.currency,
     count: t.count,
@@ -206,7 +228,7 @@ export async function searchTransactions(
     netCents: t.inflow + t.outflow,
   }));
   return {
-    transactions: page.map((r) => ({
+    transactions: shown.map((r) => ({
       id: r.id,
       date: r.date,
       amountCents: toCents(r.amountMinor),
