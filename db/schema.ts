@@ -649,6 +649,11 @@ export const transactionTextMonths = pgTable(
     primaryKey({
       columns: [t.userId, t.month, t.category, t.searchText, t.currency, t.pending, t.isTransfer],
     }),
+    // A text search's summary finds the texts it matches here, not by reading every month of the
+    // user's (lib/finance/transactions.ts `textMonthsMatch`), as the rows' own trigram index does.
+    index("transaction_text_months_search_trgm_idx")
+      .using("gin", t.searchText.op("gin_trgm_ops"))
+      .with({ fastupdate: false }),
   ],
 );
 

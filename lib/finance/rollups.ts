@@ -64,6 +64,17 @@ export async function summarizeTransactions(
   /** The WHERE of the rows `filter` selects (transactions.ts `transactionConditions`). */
   rows: SQL,
 ): Promise<CurrencySummary[]> {
+  const result = await executeRows(db, summaryStatement(userId, filter, rows));
+  return result.map((r) => ({
+    currency: text(r, "currency"),
+    count: toCents(r.count),
+    inflow: toCents(r.inflow),
+    outflow: toCents(r.outflow),
+  }));
+}
+
+/** The statement of `summarizeTransactions`. */
+export function summaryStatement(userId: string, filter: TransactionFilter, rows: SQL): SQL {
   const rawPart = (where: SQL) => sql`
     select ${transactions.currency} as currency, count(*) as n,
       coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} > 0), 0) as i,
@@ -113,17 +124,8 @@ export async function summarizeTransactions(
             ) as SQL,
           )}`;
   }
-  const result = await executeRows(
-    db,
-    sql`select currency, sum(n)::text as count, sum(i)::text as inflow, sum(o)::text as outflow
-      from (${union}) as parts group by currency having sum(n) > 0 order by currency`,
-  );
-  return result.map((r) => ({
-    currency: text(r, "currency"),
-    count: toCents(r.count),
-    inflow: toCents(r.inflow),
-    outflow: toCents(r.outflow),
-  }));
+  return sql`select currency, sum(n)::text as count, sum(i)::text as inflow, sum(o)::text as outflow
+      from (${union}) as parts group by currency having sum(n) > 0 order by currency`;
 }
 
 /** Ranges that follow each other without a gap joined into one. */

@@ -744,6 +744,8 @@ describe("the search summary over whole months", () => {
       { categories: ["groceries", "restaurants"], start_date: "2025-01-01", end_date: "2025-06-30" },
       { account_ids: [account], direction: "outflow", start_date: "2024-12-31", end_date: "2025-10-01" },
       { query: word.toUpperCase() },
+      // Two letters: no trigram to look up, the summary reads the user's text months.
+      { query: word.slice(0, 2), period: "last_12_months" },
       { query: word, start_date: "2025-03-17", end_date: "2025-08-04", include_pending: false },
       { query: word, account_ids: [account], direction: "outflow" },
       { query: other, exclude_transfers: true, period: "last_12_months" },

@@ -6,7 +6,9 @@
 import { and, type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { syncDatabaseFor } from "@/db";
+import { fixedStatement } from "@/db/fixed-statement";
 import { EXPONENTS, MAX_EXPONENT, minorUnits } from "@/lib/finance/currency";
+import { summaryStatement } from "@/lib/finance/rollups";
 import { type TransactionFilter, transactionConditions } from "@/lib/finance/transactions";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { useTestDatabase } from "../helpers/db";
@@ -118,6 +120,33 @@ describe("plans on a user with many rows", () => {
     const text = await plan({ ...base, query: "zanzibar" });
     expect(text).toContain("transactions_search_trgm_idx");
     expect(text).not.toMatch(/Seq Scan on transactions/);
+  });
+
+  it("sums a text query's matches from the text rollup by its trigram index, in the plan made once", async () => {
+    const db = getDb();
+    await db.execute(sql`analyze transaction_text_months`);
+    // The summary as a kept statement runs it: prepared, with the one plan made for any values.
+    const genericPlan = async (query: string) => {
+      const filter = { ...base, query };
+      const where = and(...transactionConditions(userId, filter)) as SQL;
+      const { text, params } = fixedStatement(summaryStatement(userId, filter, where));
+      const literal = (v: unknown) => (typeof v === "string" ? `'${v.replace(/'/g, "''")}'` : String(v));
+      const name = `summary_plan_${Math.random().toString(36).slice(2)}`;
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
+        await tx.execute(sql.raw(`prepare ${name} as ${text}`));
+        const result = (await tx.execute(
+          sql.raw(`explain execute ${name}(${params.map(literal).join(", ")})`),
+        )) as unknown as { rows: Array<Record<string, string>> } | Array<Record<string, string>>;
+        await tx.execute(sql.raw(`deallocate ${name}`));
+        return (Array.isArray(result) ? result : result.rows).map((r) => Object.values(r)[0]).join("\n");
+      });
+    };
+    expect(await genericPlan("zanzibar")).toContain("transaction_text_months_search_trgm_idx");
+    // Two letters give the index no trigram: it would read all of itself (every user's texts).
+    const short = await genericPlan("za");
+    expect(short).toContain("transaction_text_months");
+    expect(short).not.toContain("transaction_text_months_search_trgm_idx");
   });
 
   it("serves account, category and date filters from their indexes", async () => {

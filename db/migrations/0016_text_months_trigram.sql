@@ -1,0 +1,1 @@
+CREATE INDEX "transaction_text_months_search_trgm_idx" ON "transaction_text_months" USING gin ("search_text" gin_trgm_ops) WITH (fastupdate=false);
