@@ -11,9 +11,9 @@
  *    target costs (at the driver: tests/support/statement-counter.ts), before its answer and after.
  * 4. Drives POST /api/mcp over HTTP with autocannon, after one untimed second of every target
  *    (warm-up): `ping`, `tools/list`, then each of the 12 tools with its default arguments, then
- *    the heavy questions (`VARIANTS`), then `ping` again; each target after `ping` has a run of
- *    `ping` just before it, and its ratios are to that one (a machine whose speed drifts during
- *    the run moves both alike); and, as the reference, the MCP library's own hello world
+ *    the heavy questions (`VARIANTS`), then `ping` again; each target is measured in turn with
+ *    `ping`, one second each (`loadPaired`), and its ratios are to that ping (a machine whose speed
+ *    drifts during the run moves both alike); and, as the reference, the MCP library's own hello world
  *    (mcp-handler with one echo tool: app/api/bench-echo, built only with BENCH_BUILD=1) served
  *    by the same server in the same run. Prints requests/s, p50 and p99 latency (to the
  *    microsecond, from every 2xx answer's time; autocannon's own are whole milliseconds), the
@@ -330,12 +330,19 @@ function percentile(values: number[], p: number): number {
   return values[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))] ?? 0;
 }
 
-async function load(
-  apiKey: string,
-  target: string,
-  serverGroup: number,
-  duration = DURATION,
-): Promise<Omit<Row, "bytes">> {
+/** One run of autocannon on `target`: every 2xx answer's time, and the server's CPU over it. */
+interface Run {
+  times: number[];
+  requests: number;
+  seconds: number;
+  cpu: number;
+  mainCpu: number;
+  dbCpu: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function measure(apiKey: string, target: string, serverGroup: number, duration: number): Promise<Run> {
   const cpuBefore = serverCpuSeconds(serverGroup);
   const mainCpuBefore = serverCpuSeconds(serverGroup, true);
   const dbCpuBefore = databaseCpuSeconds();
@@ -359,23 +366,68 @@ async function load(
       if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
     });
   });
-  times.sort((a, b) => a - b);
-  const cpu = cpuBetween(cpuBefore, serverCpuSeconds(serverGroup));
-  const mainCpu = cpuBetween(mainCpuBefore, serverCpuSeconds(serverGroup, true));
-  const dbCpu = cpuBetween(dbCpuBefore, databaseCpuSeconds());
-  const perRequest = (seconds: number) =>
-    result.requests.total > 0 ? (seconds * 1000) / result.requests.total : 0;
   return {
-    target,
-    rps: result.requests.average,
-    cpuMs: perRequest(cpu),
-    mainCpuMs: perRequest(mainCpu),
-    dbCpuMs: perRequest(dbCpu),
-    p50: percentile(times, 50),
-    p99: percentile(times, 99),
+    times,
+    requests: result.requests.total,
+    seconds: result.duration,
+    cpu: cpuBetween(cpuBefore, serverCpuSeconds(serverGroup)),
+    mainCpu: cpuBetween(mainCpuBefore, serverCpuSeconds(serverGroup, true)),
+    dbCpu: cpuBetween(dbCpuBefore, databaseCpuSeconds()),
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
+}
+
+/** Runs of one target taken together: its row. */
+function rowOf(target: string, runs: Run[]): Omit<Row, "bytes"> {
+  const sum = (f: (r: Run) => number) => runs.reduce((n, r) => n + f(r), 0);
+  const requests = sum((r) => r.requests);
+  const perRequest = (seconds: number) => (requests > 0 ? (seconds * 1000) / requests : 0);
+  const times = runs.flatMap((r) => r.times).sort((a, b) => a - b);
+  return {
+    target,
+    rps:
+      requests /
+      Math.max(
+        sum((r) => r.seconds),
+        1e-9,
+      ),
+    cpuMs: perRequest(sum((r) => r.cpu)),
+    mainCpuMs: perRequest(sum((r) => r.mainCpu)),
+    dbCpuMs: perRequest(sum((r) => r.dbCpu)),
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+  };
+}
+
+async function load(
+  apiKey: string,
+  target: string,
+  serverGroup: number,
+  duration = DURATION,
+): Promise<Omit<Row, "bytes">> {
+  return rowOf(target, [await measure(apiKey, target, serverGroup, duration)]);
+}
+
+/**
+ * `target` and `ping` in turn, one second each, `DURATION` seconds of each: both are measured
+ * on the machine as it is at that moment. This host's speed drifts within seconds; six seconds of
+ * ping and then six of the target moved a ratio by a third between two runs of the same build.
+ */
+async function loadPaired(
+  apiKey: string,
+  target: string,
+  serverGroup: number,
+): Promise<{ row: Omit<Row, "bytes">; ping: Omit<Row, "bytes"> }> {
+  const runs: Run[] = [];
+  const pings: Run[] = [];
+  for (let second = 0; second < DURATION; second++) {
+    pings.push(await measure(apiKey, "ping", serverGroup, 1));
+    runs.push(await measure(apiKey, target, serverGroup, 1));
+  }
+  return { row: rowOf(target, runs), ping: rowOf("ping", pings) };
 }
 
 async function main() {
@@ -420,14 +472,17 @@ async function main() {
     for (const target of ["echo:tools/call", "echo:tools/list", ...ours])
       await load(apiKey, target, group, 1);
     // The reference and ping first and last, so a drift of the machine during the run shows.
-    // Each of ours after ping is measured right after a run of ping of its own: its ratios.
+    // Each of ours is measured in turn with ping, second by second (`loadPaired`): its ratios.
     const pingBefore = new Map<string, number>();
     for (const target of ["echo:tools/call", "echo:tools/list", ...ours, "ping", "echo:tools/call"]) {
-      if (ours.includes(target) && target !== "ping")
-        pingBefore.set(target, (await load(apiKey, "ping", group)).p50);
       const first = await probe(apiKey, target); // also warms the route and the query plans
       if (first.isError) console.warn(`Note: ${target} answered an error: ${first.note}`);
-      const measured = await load(apiKey, target, group);
+      let measured: Omit<Row, "bytes">;
+      if (ours.includes(target) && target !== "ping") {
+        const paired = await loadPaired(apiKey, target, group);
+        pingBefore.set(target, paired.ping.p50);
+        measured = paired.row;
+      } else measured = await load(apiKey, target, group);
       rows.push({ ...measured, bytes: first.bytes });
       console.log(
         `  ${target}: ${measured.rps.toFixed(0)} req/s, p50 ${measured.p50.toFixed(2)} ms, ${measured.cpuMs.toFixed(2)} ms CPU`,
@@ -489,7 +544,7 @@ async function main() {
       "\nThe reference (ref) is mcp-handler's own hello world: one echo tool, no auth, no database, on the same server.",
     );
     console.log(
-      "Each tool's ratios are to the run of ping just before it (its ping p50 ms); ping's and the reference's to ping's faster whole run.",
+      "Each tool's ratios are to ping measured in turn with it, second by second (its ping p50 ms); ping's and the reference's to ping's faster whole run.",
     );
     if (DATABASE_URL)
       console.log("DB CPU is every local PostgreSQL process's, so run the bench with nothing else using it.");
