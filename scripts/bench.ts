@@ -413,8 +413,9 @@ async function load(
 
 /**
  * `target` and `ping` in turn, one second each, `DURATION` seconds of each: both are measured
- * on the machine as it is at that moment. This host's speed drifts within seconds; six seconds of
- * ping and then six of the target moved a ratio by a third between two runs of the same build.
+ * on the machine as it is at that moment. This host's speed drifts within seconds: with six
+ * seconds of ping and then six of the target, one build's text query measured 3.7, and 2.7 in the
+ * next run, measured in turn.
  */
 async function loadPaired(
   apiKey: string,
