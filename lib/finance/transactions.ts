@@ -19,8 +19,8 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
 import { bankAccounts, transactions } from "@/db/schema";
 import { toCents } from "./money";
-import type { DateRange } from "./periods";
-import { summarizeTransactions } from "./rollups";
+import { addMonths, type DateRange, startOfMonth } from "./periods";
+import { type CurrencySummary, summarizeTransactions } from "./rollups";
 import { writtenLimit } from "./sql";
 
 export const TRANSACTION_SORTS = ["date_desc", "date_asc", "amount_desc", "amount_asc"] as const;
@@ -68,10 +68,18 @@ export function textMatches(column: AnyPgColumn, query: string): SQL {
  * as an expression the index does not serve).
  */
 export function textMonthsMatch(column: AnyPgColumn, query: string): SQL {
-  const pattern = sql`(select ledgerlink_fold(${likePattern(query)}))`;
   return /[\p{L}\p{N}]{3}/u.test(query)
-    ? sql`${column} like ${pattern}`
-    : sql`(${column} || '') like ${pattern}`;
+    ? sql`${column} like (select ledgerlink_fold(${likePattern(query)}))`
+    : textFiltered(column, query);
+}
+
+/**
+ * `textMatches` in one plan made once for every pattern, the pattern folded once per run, and
+ * tested on each row the plan reads: written as an expression no index serves, so that the plan
+ * reads the rows by its other conditions (a recent page by date, the user's text months).
+ */
+export function textFiltered(column: AnyPgColumn, query: string): SQL {
+  return sql`(${column} || '') like (select ledgerlink_fold(${likePattern(query)}))`;
 }
 
 function likePattern(query: string): string {
@@ -88,14 +96,21 @@ function absScaled(): SQL {
   return sql`ledgerlink_abs_scaled(${transactions.amountMinor}, ${transactions.currency})`;
 }
 
-/** The WHERE conditions of a filter; always scoped to `userId` (a foreign account id finds nothing). */
-export function transactionConditions(userId: string, f: TransactionFilter): SQL[] {
+/**
+ * The WHERE conditions of a filter; always scoped to `userId` (a foreign account id finds nothing).
+ * A text `query` is matched by `text` (by default through the trigram index, `textMatches`).
+ */
+export function transactionConditions(
+  userId: string,
+  f: TransactionFilter,
+  text: (column: AnyPgColumn, query: string) => SQL = textMatches,
+): SQL[] {
   const conditions: SQL[] = [eq(transactions.userId, userId)];
   if (f.range) {
     conditions.push(gte(transactions.date, f.range.start), lte(transactions.date, f.range.end));
   }
   const query = f.query?.trim();
-  if (query) conditions.push(textMatches(transactions.searchText, query));
+  if (query) conditions.push(text(transactions.searchText, query));
   if (f.accountIds && f.accountIds.length > 0) conditions.push(inArray(transactions.accountId, f.accountIds));
   if (f.categories && f.categories.length > 0) conditions.push(inArray(transactions.category, f.categories));
   if (f.direction === "inflow") conditions.push(sql`${transactions.amountMinor} > 0`);
@@ -177,38 +192,44 @@ function orderBy(
   }
 }
 
-/** One page of matches plus the summary over every match (two queries, run together; rollups.ts). */
+/**
+ * A text search's first page is read newest first from the date index, in one plan made once,
+ * when its rows lie within this many calendar months (the newest one included): a plan made for
+ * the pattern (to use the trigram index) costs more to make than the recent rows cost to read.
+ */
+const RECENT_PAGE_MONTHS = 2;
+
+/** One page of matches plus the summary over every match (rollups.ts). */
 export async function searchTransactions(
   db: Database,
   userId: string,
   filter: TransactionFilter,
-  options: { sort: TransactionSort; limit: number; after: SortKey | null },
+  options: { sort: TransactionSort; limit: number; after: SortKey | null; today: string },
 ): Promise<SearchResult> {
-  const where = and(...transactionConditions(userId, filter));
-  const pageWhere = options.after ? and(where, afterKey(options.sort, options.after)) : where;
-  // The page first, then its accounts' names: its one table costs less planning than the join of
-  // every match (a text query's rows are planned on every run; the heavy user's `coffee` on PGlite,
-  // planning and execution: 0.51-1.59 ms against 0.62-1.68 over five rounds).
-  const page = db
-    .select({
-      id: transactions.id,
-      date: transactions.date,
-      amountMinor: transactions.amountMinor,
-      currency: transactions.currency,
-      name: transactions.name,
-      merchantName: transactions.merchantName,
-      category: transactions.category,
-      accountId: transactions.accountId,
-      pending: transactions.pending,
-      isTransfer: transactions.isTransfer,
-    })
-    .from(transactions)
-    .where(pageWhere)
-    .orderBy(...orderBy(options.sort))
-    .limit(writtenLimit(options.limit + 1))
-    .as("page");
-  const [rows, totals] = await Promise.all([
-    db
+  const where = and(...transactionConditions(userId, filter)) as SQL;
+  const pageOf = (rowsWhere: SQL) => {
+    // The page first, then its accounts' names: its one table costs less planning than the join
+    // of every match (the heavy user's `coffee` planned for its pattern on PGlite, planning and
+    // execution: 0.51-1.59 ms against 0.62-1.68 over five rounds).
+    const page = db
+      .select({
+        id: transactions.id,
+        date: transactions.date,
+        amountMinor: transactions.amountMinor,
+        currency: transactions.currency,
+        name: transactions.name,
+        merchantName: transactions.merchantName,
+        category: transactions.category,
+        accountId: transactions.accountId,
+        pending: transactions.pending,
+        isTransfer: transactions.isTransfer,
+      })
+      .from(transactions)
+      .where(options.after ? and(rowsWhere, afterKey(options.sort, options.after)) : rowsWhere)
+      .orderBy(...orderBy(options.sort))
+      .limit(writtenLimit(options.limit + 1))
+      .as("page");
+    return db
       .select({
         id: page.id,
         date: page.date,
@@ -223,9 +244,39 @@ export async function searchTransactions(
       })
       .from(page)
       .innerJoin(bankAccounts, eq(bankAccounts.id, page.accountId))
-      .orderBy(...orderBy(options.sort, page)),
-    summarizeTransactions(db, userId, filter, where as SQL),
-  ]);
+      .orderBy(...orderBy(options.sort, page));
+  };
+
+  let rows: Awaited<ReturnType<typeof pageOf>>;
+  let totals: CurrencySummary[];
+  if (filter.query?.trim() && options.sort === "date_desc" && !options.after) {
+    // A text search's first page, newest first: the summary says how many matches there are, and
+    // how many in the recent months. None: no page to read. When the recent months hold the page,
+    // it is read from the date index from the newest back (a plan made once), the pattern tested
+    // on each row; otherwise by the trigram index, in a plan made for the pattern.
+    const newest = filter.range && filter.range.end < options.today ? filter.range.end : options.today;
+    const recentFrom = addMonths(startOfMonth(newest), 1 - RECENT_PAGE_MONTHS);
+    totals = await summarizeTransactions(db, userId, filter, where, { recentFrom });
+    const matched = totals.reduce((n, t) => n + t.count, 0);
+    const recent = totals.reduce((n, t) => n + t.recent, 0);
+    const fromRecent = recent > options.limit || recent === matched;
+    rows =
+      matched === 0
+        ? []
+        : await pageOf(
+            fromRecent
+              ? (and(
+                  ...transactionConditions(userId, filter, textFiltered),
+                  gte(transactions.date, recentFrom),
+                ) as SQL)
+              : where,
+          );
+    // Rows removed between the two statements (a sync) can leave the recent months short of the
+    // page: it is read whole then.
+    if (fromRecent && rows.length <= options.limit && rows.length < matched) rows = await pageOf(where);
+  } else {
+    [rows, totals] = await Promise.all([pageOf(where), summarizeTransactions(db, userId, filter, where)]);
+  }
   const hasMore = rows.length > options.limit;
   const shown = rows.slice(0, options.limit);
   const last = shown.at(-1);

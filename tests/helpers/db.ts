@@ -9,28 +9,29 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { type Database, getHandle, openDatabase, setDbForTesting } from "@/db";
+import { type Database, getHandle, openDatabase, type QueryObserver, setDbForTesting } from "@/db";
 import { settleDeferred } from "@/lib/deferred";
 
 export function testDatabaseKind(): "pglite" | "postgres" {
   return process.env.LEDGERLINK_TEST_DB === "postgres" ? "postgres" : "pglite";
 }
 
-export async function openTestDatabase() {
+/** `observe` is told of every statement at the driver (tests/support/statement-counter.ts). */
+export async function openTestDatabase(observe?: QueryObserver) {
   const handle =
     testDatabaseKind() === "postgres"
-      ? await openDatabase({ url: process.env.TEST_DATABASE_URL, migrate: false })
-      : await openDatabase({ pgliteDir: "memory://" });
+      ? await openDatabase({ url: process.env.TEST_DATABASE_URL, migrate: false, observe })
+      : await openDatabase({ pgliteDir: "memory://", observe });
   setDbForTesting(handle);
   return handle;
 }
 
 /** Registers beforeAll/afterAll hooks and returns a getter for the database. */
-export function useTestDatabase(): () => Database {
+export function useTestDatabase(observe?: QueryObserver): () => Database {
   let db: Database | undefined;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const handle = await openTestDatabase();
+    const handle = await openTestDatabase(observe);
     db = handle.db;
     close = handle.close;
   });

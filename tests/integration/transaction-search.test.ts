@@ -5,12 +5,13 @@
  */
 import { and, type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { syncDatabaseFor } from "@/db";
+import { PLANNED_EACH_RUN, syncDatabaseFor } from "@/db";
 import { fixedStatement } from "@/db/fixed-statement";
 import { EXPONENTS, MAX_EXPONENT, minorUnits } from "@/lib/finance/currency";
 import { summaryStatement } from "@/lib/finance/rollups";
 import { type TransactionFilter, transactionConditions } from "@/lib/finance/transactions";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
+import { StatementCounter } from "@/tests/support/statement-counter";
 import { useTestDatabase } from "../helpers/db";
 import {
   addAccount,
@@ -21,7 +22,8 @@ import {
   createUser,
 } from "./tools-helpers";
 
-const getDb = useTestDatabase();
+const statements = new StatementCounter();
+const getDb = useTestDatabase(statements);
 const NOW = new Date("2025-11-10T12:00:00Z");
 
 describe("text search", () => {
@@ -149,6 +151,81 @@ describe("plans on a user with many rows", () => {
     const short = await genericPlan("za");
     expect(short).toContain("transaction_text_months");
     expect(short).not.toContain("transaction_text_months_search_trgm_idx");
+  });
+
+  it("reads a text search's first page from the recent months, or by the trigram index, as every match in order", async () => {
+    const db = getDb();
+    const all = (
+      (await db.execute(
+        sql`select id, date::text as date, name, merchant_name, amount_minor::text as amount from transactions where user_id = ${userId}`,
+      )) as unknown as {
+        rows: Array<{ id: string; date: string; name: string; merchant_name: string | null; amount: string }>;
+      }
+    ).rows;
+    const ctx = await contextFor(db, userId, NOW);
+    // Newest first, id last, among the rows whose merchant or description holds the text (ASCII here).
+    const expected = (query: string, keep: (r: (typeof all)[number]) => boolean = () => true) =>
+      all
+        .filter((r) => `${r.merchant_name ?? ""}\u001f${r.name}`.toLowerCase().includes(query) && keep(r))
+        .sort((a, b) => (a.date === b.date ? (a.id < b.id ? 1 : -1) : a.date < b.date ? 1 : -1));
+    const search = async (args: Record<string, unknown>) => {
+      statements.take();
+      const out = await callTool(searchTransactionsTool, { limit: 25, ...args }, ctx);
+      const page = statements.texts.filter((t) => t.includes('"page"'));
+      return { out, ids: out.data.transactions.map((t) => t.id), page };
+    };
+    const recentRead = (page: string[]) =>
+      page.length === 1 && page[0]!.includes(`"search_text" || '') like`);
+    const trigramRead = (page: string[]) => page.length === 1 && page[0]!.includes(PLANNED_EACH_RUN);
+
+    // Every row holds "purchase": the page is in this month and the last, read newest first.
+    const common = await search({ query: "PURCHASE" });
+    expect(recentRead(common.page)).toBe(true);
+    expect(common.ids).toEqual(
+      expected("purchase")
+        .slice(0, 25)
+        .map((r) => r.id),
+    );
+    expect(common.out.data.summary.count).toBe(all.length);
+
+    // 40 rows over ten years: by the trigram index.
+    const rare = await search({ query: "zanzibar" });
+    expect(trigramRead(rare.page)).toBe(true);
+    expect(rare.ids).toEqual(
+      expected("zanzibar")
+        .slice(0, 25)
+        .map((r) => r.id),
+    );
+
+    // A range in the past: its last months are the recent ones; outflows of a sixth of the rows.
+    const past = await search({
+      query: "merchant 1",
+      start_date: "2020-01-01",
+      end_date: "2020-06-30",
+      direction: "outflow",
+    });
+    expect(recentRead(past.page)).toBe(true);
+    const inPast = expected("merchant 1", (r) => r.date >= "2020-01-01" && r.date <= "2020-06-30");
+    expect(past.ids).toEqual(inPast.slice(0, 25).map((r) => r.id));
+    expect(past.out.data.summary.count).toBe(inPast.length);
+
+    // Fewer matches than a page, all of them recent (this month and the last): the whole page
+    // read from those months. A three-digit description number matches its own rows only.
+    const since = (r: (typeof all)[number]) => r.date >= "2025-10-01";
+    const fewQuery = Array.from({ length: 97 }, (_, i) => `purchase ${900 + i}`).find((q) => {
+      const n = expected(q, since).length;
+      return n > 0 && n < 25;
+    });
+    if (!fewQuery) throw new Error("the rows hold no description with a few recent matches");
+    const few = await search({ query: fewQuery, start_date: "2025-10-01" });
+    expect(recentRead(few.page)).toBe(true);
+    expect(few.ids).toEqual(expected(fewQuery, since).map((r) => r.id));
+    expect(few.out.page?.next_cursor ?? null).toBeNull();
+
+    // Nothing matches: the summary says so, and no page is read.
+    const none = await search({ query: "qwertyuiop" });
+    expect(none.ids).toEqual([]);
+    expect(none.page).toEqual([]);
   });
 
   it("serves account, category and date filters from their indexes", async () => {

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { toAmount } from "@/lib/finance/currency";
+import { todayIn } from "@/lib/finance/periods";
 import { searchTransactions, TRANSACTION_SORTS, type TransactionFilter } from "@/lib/finance/transactions";
 import { categorySchema, dateArgsShape, resolveDateArgs, scaledAmountArg } from "../args";
 import { decodeCursor, pageOf, searchFingerprint, searchKeyShape } from "../cursor";
@@ -90,6 +91,7 @@ export const searchTransactionsTool = defineTool({
       sort: args.sort,
       limit: args.limit,
       after,
+      today: todayIn(ctx.timezone, ctx.now),
     });
     return {
       data: {
