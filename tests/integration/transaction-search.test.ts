@@ -9,7 +9,12 @@ import { PLANNED_EACH_RUN, syncDatabaseFor } from "@/db";
 import { fixedStatement } from "@/db/fixed-statement";
 import { EXPONENTS, MAX_EXPONENT, minorUnits } from "@/lib/finance/currency";
 import { summaryStatement } from "@/lib/finance/rollups";
-import { type TransactionFilter, transactionConditions } from "@/lib/finance/transactions";
+import {
+  recentRowsWhere,
+  searchPage,
+  type TransactionFilter,
+  transactionConditions,
+} from "@/lib/finance/transactions";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
 import { StatementCounter } from "@/tests/support/statement-counter";
 import { useTestDatabase } from "../helpers/db";
@@ -126,31 +131,47 @@ describe("plans on a user with many rows", () => {
     expect(text).not.toMatch(/Seq Scan on transactions/);
   });
 
+  /** The plan of a statement kept prepared: the one plan made for any values (generic). */
+  async function genericPlan(text: string, params: unknown[]): Promise<string> {
+    const literal = (v: unknown) => (typeof v === "string" ? `'${v.replace(/'/g, "''")}'` : String(v));
+    const name = `plan_${Math.random().toString(36).slice(2)}`;
+    return getDb().transaction(async (tx) => {
+      await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
+      await tx.execute(sql.raw(`prepare ${name} as ${text}`));
+      const explained = planText(
+        await tx.execute(sql.raw(`explain execute ${name}(${params.map(literal).join(", ")})`)),
+      );
+      await tx.execute(sql.raw(`deallocate ${name}`));
+      return explained;
+    });
+  }
+
   it("sums a text query's matches from the text rollup by its trigram index, in the plan made once", async () => {
-    const db = getDb();
-    await db.execute(sql`analyze transaction_text_months`);
-    // The summary as a kept statement runs it: prepared, with the one plan made for any values.
-    const genericPlan = async (query: string) => {
+    await getDb().execute(sql`analyze transaction_text_months`);
+    const summaryPlan = (query: string) => {
       const filter = { ...base, query };
       const where = and(...transactionConditions(userId, filter)) as SQL;
       const { text, params } = fixedStatement(summaryStatement(userId, filter, where));
-      const literal = (v: unknown) => (typeof v === "string" ? `'${v.replace(/'/g, "''")}'` : String(v));
-      const name = `summary_plan_${Math.random().toString(36).slice(2)}`;
-      return db.transaction(async (tx) => {
-        await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
-        await tx.execute(sql.raw(`prepare ${name} as ${text}`));
-        const explained = planText(
-          await tx.execute(sql.raw(`explain execute ${name}(${params.map(literal).join(", ")})`)),
-        );
-        await tx.execute(sql.raw(`deallocate ${name}`));
-        return explained;
-      });
+      return genericPlan(text, params);
     };
-    expect(await genericPlan("zanzibar")).toContain("transaction_text_months_search_trgm_idx");
+    expect(await summaryPlan("zanzibar")).toContain("transaction_text_months_search_trgm_idx");
     // Two letters give the index no trigram: it would read all of itself (every user's texts).
-    const short = await genericPlan("za");
+    const short = await summaryPlan("za");
     expect(short).toContain("transaction_text_months");
     expect(short).not.toContain("transaction_text_months_search_trgm_idx");
+  });
+
+  it("reads a text search's recent page newest first from the date index, in the plan made once", async () => {
+    const filter = { ...base, query: "purchase" };
+    const page = searchPage(getDb(), recentRowsWhere(userId, filter, "2025-10-01"), {
+      sort: "date_desc",
+      limit: 25,
+      after: null,
+    }).toSQL();
+    const text = await genericPlan(page.sql, page.params);
+    expect(text).toMatch(/Index Scan Backward using transactions_user_id_date_index/);
+    expect(text).not.toContain("transactions_search_trgm_idx");
+    expect(text).not.toMatch(/Seq Scan on transactions/);
   });
 
   it("reads a text search's first page from the recent months, or by the trigram index, as every match in order", async () => {
