@@ -218,7 +218,8 @@ describe("plans on a user with many rows", () => {
         .map((r) => r.id),
     );
 
-    // A range in the past: its last months are the recent ones; outflows of a sixth of the rows.
+    // A range in the past: its last months are the recent ones. "merchant 1" is about half the rows
+    // (merchants 1, 10-19 and 100-199 of 211), every one money out.
     const past = await search({
       query: "merchant 1",
       start_date: "2020-01-01",
