@@ -1,5 +1,5 @@
 /**
- * An export's memory stays flat: a history ten times longer makes a file ten times larger and
+ * An export's memory stays flat: a history five times longer makes a file five times larger and
  * leaves the memory an export takes where it was. Measured in a child process of its own
  * (tests/support/export-memory.ts: a full collection after every chunk, heap and array buffers in
  * use, the peak over the download less what was in use before), so nothing of the test runner's
@@ -20,10 +20,15 @@ interface Measured {
 }
 
 const WARM_UP = 200;
-const SMALL = 1_000;
+/** Enough pages (of 1,000 rows) that the small one already holds what any export holds at once. */
+const SMALL = 4_000;
 const LARGE = 20_000;
-/** What an export may take beyond the small one's: a few pages of rows, never the file. */
-const MARGIN_BYTES = 1_000_000;
+/**
+ * What the large export may take beyond the small one's: less than half of what its file adds
+ * (3.1 MB of CSV, 5.6 MB of JSON). Measured on PGlite and PostgreSQL the difference was -0.1 to
+ * +0.9 MB over six runs; gathering a section's pages before writing them took 11 MB more.
+ */
+const MARGIN_BYTES = 1_500_000;
 
 describe("export memory", () => {
   it(`stays flat from ${SMALL} to ${LARGE} transactions (JSON and CSV)`, async () => {
@@ -56,11 +61,12 @@ describe("export memory", () => {
       const small = measured.find((m) => m.rows === SMALL && m.format === format);
       const large = measured.find((m) => m.rows === LARGE && m.format === format);
       if (!small || !large) throw new Error(`missing ${format} measurements`);
-      // The file really is ten times larger: more than the margin by far.
-      expect(large.bytes).toBeGreaterThan(9 * small.bytes);
-      expect(large.bytes - small.bytes).toBeGreaterThan(3 * MARGIN_BYTES);
-      // ... and the memory it takes is not.
+      // The file really is five times larger, by more than twice the margin ...
+      expect(large.bytes).toBeGreaterThan(4.5 * small.bytes);
+      expect(large.bytes - small.bytes).toBeGreaterThan(2 * MARGIN_BYTES);
+      // ... and the memory it takes is not, and never the file's size.
       expect(large.growthBytes, format).toBeLessThan(small.growthBytes + MARGIN_BYTES);
+      expect(large.growthBytes, format).toBeLessThan(large.bytes);
     }
   }, 300_000);
 });

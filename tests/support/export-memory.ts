@@ -1,6 +1,6 @@
 /**
  * Memory of an export, measured in a process of its own (tests/integration/export-memory.test.ts
- * runs it as `node --expose-gc --import tsx tests/support/export-memory.ts '[2000,20000]'`).
+ * runs it as `node --expose-gc --import tsx tests/support/export-memory.ts '[200,4000,20000]'`).
  *
  * For each size: a person with that many transactions, then their JSON file and their CSV read
  * to the end through the route's own response (lib/export/response.ts), chunk by chunk, as a
