@@ -219,19 +219,16 @@ describe.skipIf(server.skipReason)("export, navigation and the pages on the way"
         for (const path of ["/dashboard/settings", "/dashboard/apps"]) {
           await page.goto(`${server.baseUrl}${path}`);
           await page.waitForLoadState("networkidle");
-          if (path === "/dashboard/apps") {
-            await page.getByRole("button", { name: new RegExp(`^Revoke\\W+${APP_NAME}$`) }).waitFor();
-            // Each name starts with the button's visible label, then says which app (WCAG 2.5.3).
-            await page
-              .getByRole("button", { name: new RegExp(`^Keep for a year\\W+${APP_NAME}$`) })
-              .waitFor();
-          }
+          if (path === "/dashboard/apps") await page.getByTestId("connected-app").first().waitFor();
           if (size.name === "phone")
             await page.getByRole("navigation", { name: "Dashboard" }).locator("summary").click();
           for (const finding of await axe(page)) found.push(`${path}: ${finding}`);
           await screenshot(page, `nav/${size.name}${path.replace(/\//g, "-")}`);
         }
         expect(found).toEqual([]);
+        // Each button's name starts with its visible label, then says which app (WCAG 2.5.3).
+        await page.getByRole("button", { name: new RegExp(`^Revoke\\W+${APP_NAME}$`) }).waitFor();
+        await page.getByRole("button", { name: new RegExp(`^Keep for a year\\W+${APP_NAME}$`) }).waitFor();
       });
 
       it("the check-email page, as the sign-in form lands there, has its title from the first moment", async () => {
