@@ -47,6 +47,7 @@ import { settleDeferred } from "@/lib/deferred";
 import { createMcpEndpoint } from "@/lib/mcp/server";
 import { TOOL_NAMES } from "@/tests/helpers/mcp-client";
 import { StatementCounter } from "@/tests/support/statement-counter";
+import { benchExport, prepareExportBench } from "./bench-export";
 
 const NEXT_BIN = path.join(import.meta.dirname, "..", "node_modules", "next", "dist", "bin", "next");
 
@@ -139,6 +140,7 @@ async function seed(): Promise<string> {
     // the run measures the steady state, not plans made without statistics nor tables holding
     // the old versions of rows the rollups rewrote. (On PGlite the sync does it, lib/banking/sync.ts.)
     if (DATABASE_URL) await handle.db.execute(sql`vacuum (analyze)`);
+    await prepareExportBench(handle.db);
     return result.apiKey;
   } finally {
     await handle.close();
@@ -466,6 +468,7 @@ async function main() {
     await waitForServer(server, apiKey);
     const tools = await listTools(apiKey);
     if (tools.length !== 12) console.warn(`Note: tools/list returned ${tools.length} tools, not 12.`);
+    await benchExport(APP_URL); // before the load, whose tool calls would add to the file
     const group = server.pid ?? 0;
     const rows: Row[] = [];
     // One untimed second of every target first: the server's code is compiled and its query
