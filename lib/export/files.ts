@@ -8,7 +8,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankAccounts, bankConnections, transactions } from "@/db/schema";
 import { minorUnits } from "@/lib/finance/currency";
-import { EXPORT_SECTIONS, type ExportSection, keysetSection, type PageAfter } from "./sections";
+import { EXPORT_SECTIONS, type ExportPage, type ExportSection, keysetSection } from "./sections";
 
 /** Rows read per statement: a page of transactions is about 300 KB of JSON. */
 export const EXPORT_PAGE_ROWS = 1_000;
@@ -16,19 +16,27 @@ export const EXPORT_PAGE_ROWS = 1_000;
 /** The file format's version, written in the file: raise it when a field changes meaning. */
 export const EXPORT_FORMAT_VERSION = 1;
 
-/** Every page of one section, in order. */
+/**
+ * Every page of one section, in order. The next page is asked for as soon as a page arrives, so
+ * the database reads it while this one is written out (two pages at most are held).
+ */
 async function* pagesOf<T>(
   db: Database,
   userId: string,
   section: ExportSection<T>,
   limit: number,
 ): AsyncGenerator<T[]> {
-  let after: PageAfter | null = null;
-  do {
-    const page = await section.page(db, userId, after, limit);
-    if (page.rows.length > 0) yield page.rows;
-    after = page.next;
-  } while (after);
+  let pending: Promise<ExportPage<T>> | null = section.page(db, userId, null, limit);
+  try {
+    while (pending) {
+      const page: ExportPage<T> = await pending;
+      pending = page.next ? section.page(db, userId, page.next, limit) : null;
+      if (page.rows.length > 0) yield page.rows;
+    }
+  } finally {
+    // Stopped early (the download was cancelled): the page read ahead is not wanted.
+    pending?.catch(() => undefined);
+  }
 }
 
 /**
