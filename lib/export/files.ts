@@ -51,7 +51,7 @@ export async function* exportJson(
 ): AsyncGenerator<string> {
   const now = options.now ?? new Date();
   const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
-  yield `{"format":"ledgerlink-export","version":${EXPORT_FORMAT_VERSION},"exported_at":${JSON.stringify(now)},${JSON.stringify("conventions")}:${JSON.stringify(CONVENTIONS)}`;
+  yield `{"format":"ledgerlink-export","version":${EXPORT_FORMAT_VERSION},"exported_at":${JSON.stringify(now)},"conventions":${JSON.stringify(CONVENTIONS)}`;
   for (const section of options.sections ?? EXPORT_SECTIONS) {
     const name = JSON.stringify(section.name);
     if (section.single) {

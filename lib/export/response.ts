@@ -1,7 +1,7 @@
 /**
  * A file download streamed from an async sequence of text chunks (lib/export/files.ts). The body
- * pulls a chunk when the connection takes one, with two chunks at most waiting, so a slow download
- * reads the database at its pace and holds two pages, not the file. A failure part-way errors the
+ * pulls a chunk when the connection takes one, with two chunks at most waiting (and a page read
+ * ahead), so a slow download reads the database at its pace and holds a few pages, not the file. A failure part-way errors the
  * body, and the connection is cut before its end: the browser reports a failed download instead
  * of saving a file that looks whole but is not.
  */
@@ -14,8 +14,7 @@ import { getTimezone } from "@/lib/timezone";
 import { exportJson, exportTransactionsCsv } from "./files";
 
 /** The files an export offers: `?format=json` (everything, the default) or `?format=csv` (transactions). */
-export const EXPORT_FORMATS = ["json", "csv"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+const EXPORT_FORMATS: readonly string[] = ["json", "csv"];
 
 /**
  * GET /api/export: the signed-in person's export. The session is read here, from the request's own
@@ -24,7 +23,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
  */
 export async function exportDownload(db: Database, request: Request, now = new Date()): Promise<Response> {
   const format = new URL(request.url).searchParams.get("format") ?? "json";
-  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+  if (!EXPORT_FORMATS.includes(format)) {
     return Response.json(
       { error: "invalid_input", message: `The format must be json or csv, not "${format.slice(0, 20)}".` },
       { status: 400 },

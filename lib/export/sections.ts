@@ -76,8 +76,8 @@ export interface PageQuery {
 }
 
 /**
- * A section read in keyset pages of `key`, a unique order of the rows that an index of the
- * person's rows serves (the user's (user_id, date) index for transactions, for example).
+ * A section read in keyset pages of `key`: columns that are never null and together unique, in an
+ * order an index of the person's rows serves (the (user_id, date) index for transactions, then id).
  *
  * `read` selects the page (with `pageKey`), scoped to `userId`, filtered by `after`, ordered by
  * `order` and limited to `limit`; `write` turns a row into what the file says.
@@ -120,10 +120,12 @@ export function keysetSection<Row extends { pageKey: string }, T = ExportRow>(sp
   };
 }
 
+/** A page key read back; its columns are never null (a null would compare as unknown). */
 function parseKey(text: string, parts: number): PageAfter {
   const value: unknown = JSON.parse(text);
-  if (!Array.isArray(value) || value.length !== parts) throw new Error("unexpected page key");
-  return value.map((part) => (part === null ? "" : String(part)));
+  if (!Array.isArray(value) || value.length !== parts || value.some((part) => part === null))
+    throw new Error(`not a page key of ${parts} values: a key column must be unique and not null`);
+  return value.map(String);
 }
 
 /** Minor units of `currency` as a decimal (null stays null). */
