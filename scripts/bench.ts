@@ -468,7 +468,7 @@ async function main() {
     await waitForServer(server, apiKey);
     const tools = await listTools(apiKey);
     if (tools.length !== 12) console.warn(`Note: tools/list returned ${tools.length} tools, not 12.`);
-    await benchExport(APP_URL, () => serverCpuSeconds(server.pid ?? 0), databaseCpuSeconds); // before the load
+    await benchExport(APP_URL, () => serverCpuSeconds(server.pid ?? 0), DATABASE_URL && databaseCpuSeconds);
     const group = server.pid ?? 0;
     const rows: Row[] = [];
     // One untimed second of every target first: the server's code is compiled and its query
