@@ -576,5 +576,9 @@ describe("ChatGPT (Client ID Metadata Document, private_key_jwt)", () => {
       }),
     });
     expect(unsigned.status).toBe(401);
+    // The document and its keys were each fetched once for the whole flow (cached five minutes:
+    // the document says nothing about caching).
+    expect(documents().hits("/oauth/client.json")).toBe(1);
+    expect(documents().hits("/oauth/jwks.json")).toBe(1);
   });
 });
