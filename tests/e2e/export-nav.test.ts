@@ -12,11 +12,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import http from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  axe,
   e2eServer,
   launchBrowser,
   linkFirstSandboxBank,
@@ -26,7 +26,6 @@ import {
 } from "./helpers";
 
 const server = e2eServer();
-const AXE_PATH = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const SIZES = [
   { name: "desktop", width: 1280, height: 800 },
   { name: "phone", width: 390, height: 844 },
@@ -46,26 +45,9 @@ const APP_NAME = "Export e2e app";
 
 type Storage = Awaited<ReturnType<BrowserContext["storageState"]>>;
 
-/** Serious and critical axe findings on the page as it is now. */
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE_PATH });
-  return page.evaluate(async () => {
-    const w = window as unknown as {
-      axe: {
-        run: (
-          ctx: Document,
-          opts: object,
-        ) => Promise<{
-          violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
-        }>;
-      };
-    };
-    const result = await w.axe.run(document, { resultTypes: ["violations"] });
-    return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
-  });
-}
+/** Serious and critical axe findings on the page as it is now, one line each. */
+const findings = async (page: Page) =>
+  (await axe(page)).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
 
 const overflow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -222,7 +204,7 @@ describe.skipIf(server.skipReason)("export, navigation and the pages on the way"
           if (path === "/dashboard/apps") await page.getByTestId("connected-app").first().waitFor();
           if (size.name === "phone")
             await page.getByRole("navigation", { name: "Dashboard" }).locator("summary").click();
-          for (const finding of await axe(page)) found.push(`${path}: ${finding}`);
+          for (const finding of await findings(page)) found.push(`${path}: ${finding}`);
           await screenshot(page, `nav/${size.name}${path.replace(/\//g, "-")}`);
         }
         expect(found).toEqual([]);
@@ -248,13 +230,13 @@ describe.skipIf(server.skipReason)("export, navigation and the pages on the way"
           await signInPage.getByLabel("Email address").fill(`check-email-${Date.now()}@example.test`);
           await signInPage.getByRole("button", { name: "Email me a sign-in link" }).click();
           await signInPage.getByRole("heading", { name: "Check your email" }).waitFor();
-          const findings = await axe(signInPage);
+          const found = await findings(signInPage);
           expect(await signInPage.title()).toBe("Check your email · Ledgerlink");
           expect(await signInPage.evaluate(() => (window as unknown as { untitled: number }).untitled)).toBe(
             0,
           );
           expect(await signInPage.evaluate(() => document.querySelectorAll("title").length)).toBe(1);
-          expect(findings).toEqual([]);
+          expect(found).toEqual([]);
           if (size.name === "phone") expect(await overflow(signInPage)).toBeLessThanOrEqual(0);
         } finally {
           await fresh.close();
