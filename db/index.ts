@@ -10,6 +10,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
+import { log } from "@/lib/log";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -277,7 +278,7 @@ function poolBounds(purpose: Purpose) {
  * next request opens a new one.
  */
 function poolErrorListener(error: Error): void {
-  console.error("A pooled database connection failed and was discarded:", error.name);
+  log.error("db.pooled_connection_failed", { error: error.name });
 }
 
 // One handle per process, kept on globalThis so `next dev` reloads do not open PGlite twice.

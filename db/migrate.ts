@@ -5,6 +5,7 @@
  */
 import { openDatabase } from "@/db";
 import { getEnv } from "@/lib/env";
+import { log } from "@/lib/log";
 
 async function main() {
   const env = getEnv();
@@ -12,10 +13,11 @@ async function main() {
   const handle = await openDatabase({ url: env.DATABASE_URL, pgliteDir: env.PGLITE_DIR, migrate: true });
   await handle.close();
   const target = env.DATABASE_URL ? `${handle.kind} database` : `PGlite in ${env.PGLITE_DIR}`;
-  console.log(`Migrated the ${target} in ${Math.round(performance.now() - started)} ms.`);
+  log.info("db.migrated", { target, ms: Math.round(performance.now() - started) });
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  // The message names the failed migration's statement; DDL carries no person's data.
+  log.error("db.migrate_failed", { detail: error instanceof Error ? error.message : String(error) });
   process.exit(1);
 });

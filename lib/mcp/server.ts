@@ -29,7 +29,9 @@ import {
 import { type Database, getDb, isPooled } from "@/db";
 import { defer } from "@/lib/deferred";
 import { getEnv } from "@/lib/env";
+import { failureFields } from "@/lib/errors";
 import { createKeyedSlots, type KeyedSlots } from "@/lib/keyed-slots";
+import { log } from "@/lib/log";
 import { sweepRateLimits } from "@/lib/rate-limit";
 import { authUnavailableResponse, bearerToken, mcpResourceUrl, unauthorizedResponse } from "./auth";
 import { type Caller, loadCaller } from "./caller";
@@ -309,8 +311,8 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     try {
       caller = await loadCaller(db, token, { resource: mcpResourceUrl(), cost });
     } catch (error) {
-      // Log the failure's kind only: driver errors can quote the failing query's parameters.
-      console.error("MCP caller look-up failed:", error instanceof Error ? error.name : typeof error);
+      // Never the message: driver errors can quote the failing query's parameters.
+      log.error("mcp.caller_lookup_failed", failureFields(error));
       return authUnavailableResponse();
     }
     if (!caller) return unauthorizedResponse("invalid");
