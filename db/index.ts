@@ -11,6 +11,7 @@ import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
 import { log } from "@/lib/log";
+import { statementTelemetry } from "@/lib/telemetry";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -44,6 +45,9 @@ export async function openDatabase(options: {
   observe?: QueryObserver;
 }): Promise<Handle> {
   const config = { schema, casing: "snake_case" as const };
+  // Every handle tells telemetry (lib/telemetry.ts: the request's statement count, a span per
+  // statement when tracing); a caller's own observer hears the same statements.
+  const observers = options.observe ? [statementTelemetry, options.observe] : [statementTelemetry];
   if (!options.url) {
     const { drizzle } = await import("drizzle-orm/pglite");
     // Loaded only here: a server database never loads PGlite.
@@ -66,7 +70,7 @@ export async function openDatabase(options: {
           }
         : null,
     });
-    if (options.observe) observeCalls(client, ["query"], options.observe);
+    observeCalls(client, ["query"], observers);
     const db = drizzle({ client: client as never, ...config });
     if (options.migrate !== false) {
       const { migrate } = await import("drizzle-orm/pglite/migrator");
@@ -88,6 +92,7 @@ export async function openDatabase(options: {
         await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
       },
       options,
+      observers,
     });
   }
   const { Pool } = await import("pg");
@@ -100,6 +105,7 @@ export async function openDatabase(options: {
       await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
     },
     options,
+    observers,
   });
 }
 
@@ -115,14 +121,15 @@ async function openPools<P extends PoolLike>(
     pool: (purpose: Purpose) => P;
     drizzle: (pool: P) => Database;
     migrate: (db: Database) => Promise<void>;
-    options: { migrate?: boolean; observe?: QueryObserver };
+    options: { migrate?: boolean };
+    observers: QueryObserver[];
   },
 ): Promise<Handle> {
   const open = (purpose: Purpose) => {
     const pool = driver.pool(purpose);
     pool.on("error", poolErrorListener);
     if (purpose === "requests" && getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
-    if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
+    observeCalls(pool, ["query"], driver.observers);
     return { pool, db: driver.drizzle(pool) };
   };
   const main = open("requests");
@@ -213,25 +220,51 @@ function statementName(text: string): string {
   return name;
 }
 
-/** Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered. */
+/**
+ * Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered.
+ * `started` may return a function told when that same statement is answered, with its error when
+ * it failed (statements run side by side, so `finished` alone cannot say which one ended).
+ */
 export interface QueryObserver {
-  started(text: string): void;
+  started(text: string): undefined | ((error?: unknown) => void);
   finished(): void;
 }
 
-/** Wraps `methods` of a driver client so `observer` hears every call (statements outside transactions). */
-function observeCalls(client: object, methods: string[], observer: QueryObserver): void {
+/** Wraps `methods` of a driver client so `observers` hear every call (statements outside transactions). */
+function observeCalls(client: object, methods: string[], observers: readonly QueryObserver[]): void {
   const target = client as Record<string, unknown>;
   for (const name of methods) {
     const original = target[name];
     if (typeof original !== "function") continue;
     target[name] = function (this: unknown, ...args: unknown[]) {
       const first = args[0];
-      observer.started(typeof first === "string" ? first : String((first as { text?: string })?.text ?? ""));
-      const result = (original as (...a: unknown[]) => unknown).apply(this, args);
-      if (result instanceof Promise) return result.finally(() => observer.finished());
-      observer.finished();
-      return result;
+      const text = typeof first === "string" ? first : String((first as { text?: string })?.text ?? "");
+      const ends = observers.map((observer) => observer.started(text));
+      const settle = (error?: unknown) => {
+        for (const observer of observers) observer.finished();
+        for (const end of ends) end?.(error);
+      };
+      let result: unknown;
+      try {
+        result = (original as (...a: unknown[]) => unknown).apply(this, args);
+      } catch (error) {
+        settle(error);
+        throw error;
+      }
+      if (!(result instanceof Promise)) {
+        settle();
+        return result;
+      }
+      return result.then(
+        (value) => {
+          settle();
+          return value;
+        },
+        (error: unknown) => {
+          settle(error);
+          throw error;
+        },
+      );
     };
   }
 }
