@@ -13,6 +13,12 @@
  *
  * The route is the path without its query (a query can carry a sign-in token or an email); the
  * client's address and headers are never logged.
+ *
+ * In production Next loads instrumentation.ts lazily, while serving an instance's first request:
+ * that request started before anyone listened. Its line is written when its response finishes
+ * (`http.server.response.finish`), marked `cold_start`, with its duration counted from when the
+ * hook was installed (a little less than the truth) and without an `x-request-id` header or a
+ * statement count, which only a record made at its start could have.
  */
 import { randomUUID } from "node:crypto";
 import diagnostics from "node:diagnostics_channel";
@@ -37,8 +43,13 @@ export function routeOf(target: string | undefined): string {
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
+/** Responses whose request was seen starting; the others finish with a cold-start line. */
+const seen = new WeakSet<ServerResponse>();
+let installedAt = 0;
+
 function onRequestStart(message: unknown): void {
   const { request, response } = message as { request: IncomingMessage; response: ServerResponse };
+  seen.add(response);
   const started = performance.now();
   const record: RequestRecord = {
     id: requestIdFrom(request.headers["x-vercel-id"]),
@@ -62,6 +73,19 @@ function onRequestStart(message: unknown): void {
   });
 }
 
+function onResponseFinish(message: unknown): void {
+  const { request, response } = message as { request: IncomingMessage; response: ServerResponse };
+  if (seen.has(response)) return;
+  log.info("request", {
+    request_id: requestIdFrom(request.headers["x-vercel-id"]),
+    method: request.method,
+    route: routeOf(request.url),
+    status: response.statusCode,
+    duration_ms: Math.round(performance.now() - installedAt),
+    cold_start: true,
+  });
+}
+
 const WATCHING = Symbol.for("ledgerlink.request-log");
 
 /** Starts writing a line per request served by any HTTP server in this process (once per process). */
@@ -69,5 +93,7 @@ export function watchHttpRequests(): void {
   const holder = globalThis as { [WATCHING]?: boolean };
   if (holder[WATCHING]) return;
   holder[WATCHING] = true;
+  installedAt = performance.now();
   diagnostics.subscribe("http.server.request.start", onRequestStart);
+  diagnostics.subscribe("http.server.response.finish", onResponseFinish);
 }

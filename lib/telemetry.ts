@@ -20,7 +20,7 @@ export function ledgerlinkTracer() {
 export interface StatementSummary {
   /** The statement's first keyword: SELECT, INSERT, UPDATE, DELETE, WITH … */
   operation: string;
-  /** The first table it names (after FROM, INTO, UPDATE or JOIN), without its schema. */
+  /** The first table it names (after FROM, INTO, UPDATE or JOIN; not a function), without its schema. */
   table?: string;
 }
 
@@ -40,7 +40,7 @@ export function summarizeStatement(text: string): StatementSummary {
     .replace(/'(?:[^']|'')*'/g, "''");
   const operation = /^\s*([A-Za-z]+)/.exec(bare)?.[1]?.toUpperCase() ?? "STATEMENT";
   const table =
-    /\b(?:from|into|update|join)\s+(?:"?[A-Za-z_][\w$]*"?\s*\.\s*)?"?([A-Za-z_][\w$]{0,62})"?/i.exec(
+    /\b(?:from|into|update|join)\s+(?:"?[A-Za-z_][\w$]*"?\s*\.\s*)?"?([A-Za-z_][\w$]{0,62})\b"?(?!\s*\()/i.exec(
       bare,
     )?.[1];
   summary = table ? { operation, table } : { operation };

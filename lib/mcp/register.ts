@@ -29,6 +29,7 @@ import { findUnsafeText } from "@/lib/safe-text";
 import type { McpCredential } from "./auth";
 import type { ToolContext, ToolDefinition } from "./define-tool";
 import { envelopeSchema, type Warning } from "./envelope";
+import { markToolError } from "./telemetry";
 
 /** What a registered tool needs to know about the caller; fixed for one request (lib/mcp/caller.ts). */
 export interface ToolAuthContext {
@@ -403,6 +404,7 @@ export async function runTool(
     log.error("mcp.tool_failed", { tool: tool.name, ...failureFields(error) });
     return errorResult(GENERIC_FAILURE);
   } finally {
+    if (status === "error" || status === "invalid_arguments") markToolError();
     recordToolCallLater(db, {
       userId: credential.userId,
       credentialKind: credential.kind,

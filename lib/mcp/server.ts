@@ -33,11 +33,13 @@ import { failureFields } from "@/lib/errors";
 import { createKeyedSlots, type KeyedSlots } from "@/lib/keyed-slots";
 import { log } from "@/lib/log";
 import { sweepRateLimits } from "@/lib/rate-limit";
+import { noteRequest } from "@/lib/request-context";
 import { authUnavailableResponse, bearerToken, mcpResourceUrl, unauthorizedResponse } from "./auth";
 import { type Caller, loadCaller } from "./caller";
 import type { ToolDefinition } from "./define-tool";
 import { registerPrompts } from "./prompts";
 import { authInfoFor, registerTools } from "./register";
+import { mcpOperationsOf, traceMcpOperations } from "./telemetry";
 import { allTools } from "./tools";
 
 /**
@@ -316,6 +318,7 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
       return authUnavailableResponse();
     }
     if (!caller) return unauthorizedResponse("invalid");
+    noteRequest({ credential: caller.credential.kind });
     const limit = getEnv().RATE_LIMIT_PER_MINUTE;
     if (caller.count === cost) sweepRateLimitsSometimes(db);
     if (caller.count > limit) return rateLimited(limit, caller.retryAfterSeconds);
@@ -340,7 +343,9 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
       timezone: caller.timezone,
     });
     const version = req.headers.get("mcp-protocol-version")?.trim() ?? "";
-    const served = await serve(forwarded, message, authInfo, `${version} ${wantsJsonOnly}`);
+    const served = await traceMcpOperations(mcpOperationsOf(req, message), () =>
+      serve(forwarded, message, authInfo, `${version} ${wantsJsonOnly}`),
+    );
     const answered = wantsJsonOnly ? sseToJson(served, Array.isArray(message)) : served;
     return new Response(answered.text, { status: answered.status, headers: answered.headers });
   }

@@ -24,6 +24,7 @@ import {
   metrics,
   propagation,
   ROOT_CONTEXT,
+  type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
@@ -61,6 +62,8 @@ const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 
 interface Operation {
   errorType?: string;
   rpcCode?: string;
+  /** The revision an `initialize` negotiated, read from its answer. */
+  protocolVersion?: string;
 }
 
 const OPERATION = createContextKey("ledgerlink.mcp-operation");
@@ -113,39 +116,84 @@ function parentOf(start: McpOperationStart): { parent: Context; links: Link[] } 
   return { parent: propagation.extract(active, start.headers, headerGetter), links: [] };
 }
 
-/** The JSON-RPC error code of a single answer (JSON or one event), when it is an error. */
-function rpcErrorCode(text: string): string | undefined {
-  if (!text.includes('"error":{"code":')) return undefined;
-  const json = text.startsWith("{")
-    ? text
-    : text
-        .split(/\r?\n/)
-        .filter((line) => line.startsWith("data:"))
-        .map((line) => line.slice(5).trim())
-        .join("");
-  try {
-    const code = (JSON.parse(json) as { error?: { code?: unknown } }).error?.code;
-    return typeof code === "number" ? String(code) : undefined;
-  } catch {
-    return undefined;
+/** The JSON-RPC responses an answer carries (one JSON body, an array, or events of a stream). */
+function responsesOf(text: string): Array<Record<string, unknown>> {
+  const bodies =
+    text.startsWith("{") || text.startsWith("[")
+      ? [text]
+      : text.split(/\r?\n\r?\n/).map((event) =>
+          event
+            .split(/\r?\n/)
+            .filter((line) => line.startsWith("data:"))
+            .map((line) => line.slice(5).trim())
+            .join(""),
+        );
+  const responses: Array<Record<string, unknown>> = [];
+  for (const body of bodies) {
+    if (!body) continue;
+    try {
+      const parsed: unknown = JSON.parse(body);
+      for (const item of Array.isArray(parsed) ? parsed : [parsed])
+        if (item && typeof item === "object") responses.push(item as Record<string, unknown>);
+    } catch {
+      // not JSON: no outcome to read
+    }
   }
+  return responses;
 }
 
-/**
- * Serves one MCP request as one operation: `serve` runs with the operation's span current (its
- * statements become the span's children, and runTool can mark it), then the answer says how it
- * ended. With no SDK registered the span is a no-op and only the log line's fields are noted.
- */
-export async function traceMcpOperation<T extends McpAnswer>(
-  start: McpOperationStart,
-  serve: () => Promise<T>,
-): Promise<T> {
+/** How one JSON-RPC response ended: its error code, `tool_error` for a result with `isError`. */
+function outcomeOf(response: Record<string, unknown> | undefined): Operation {
+  const error = response?.error as { code?: unknown } | undefined;
+  if (typeof error?.code === "number") return { errorType: String(error.code), rpcCode: String(error.code) };
+  if ((response?.result as { isError?: unknown } | undefined)?.isError === true)
+    return { errorType: "tool_error" };
+  return {};
+}
+
+/** The revision an `initialize` answer negotiated (the server's own words, nothing of the client's). */
+function negotiatedVersion(text: string): string | undefined {
+  const version = /"protocolVersion":"(\d{4}-\d{2}-\d{2})"/.exec(text)?.[1];
+  return version;
+}
+
+/** What the endpoint knows of each MCP request in a POST body (one message, or each of a batch). */
+export function mcpOperationsOf(req: Request, message: unknown): McpOperationStart[] {
+  const protocolVersion = req.headers.get("mcp-protocol-version")?.trim() || undefined;
+  const messages = Array.isArray(message) ? message : [message];
+  const starts: McpOperationStart[] = [];
+  for (const item of messages) {
+    if (!item || typeof item !== "object") continue;
+    const { method, id, params } = item as { method?: unknown; id?: unknown; params?: unknown };
+    if (typeof method !== "string") continue;
+    const p = params && typeof params === "object" ? (params as Record<string, unknown>) : {};
+    const name = typeof p.name === "string" ? p.name : undefined;
+    starts.push({
+      method,
+      ...(method === "tools/call" ? { tool: name } : method === "prompts/get" ? { prompt: name } : {}),
+      id,
+      protocolVersion,
+      meta: p._meta,
+      headers: req.headers,
+    });
+  }
+  return starts;
+}
+
+/** One operation's span, attributes and outcome. */
+interface Traced {
+  start: McpOperationStart;
+  span: Span;
+  attributes: Attributes;
+  operation: Operation;
+  parent: Context;
+}
+
+function begin(start: McpOperationStart): Traced {
   const tool = start.method === "tools/call" ? nameOrUndefined(start.tool) : undefined;
   const prompt = start.method === "prompts/get" ? nameOrUndefined(start.prompt) : undefined;
   const method = NAME.test(start.method.replace(/\//g, "_")) ? start.method : "_OTHER";
   const target = tool ?? prompt;
-  noteRequest({ mcp_method: method, tool, prompt, protocol_version: start.protocolVersion });
-
   const attributes: Attributes = {
     "mcp.method.name": method,
     ...(tool ? { "gen_ai.tool.name": tool, "gen_ai.operation.name": "execute_tool" } : {}),
@@ -170,33 +218,81 @@ export async function traceMcpOperation<T extends McpAnswer>(
     },
     parent,
   );
-  const operation: Operation = {};
+  return { start, span, attributes, operation: {}, parent };
+}
+
+function finish(traced: Traced, seconds: number): void {
+  const { span, attributes, operation } = traced;
+  if (operation.errorType) {
+    attributes["error.type"] = operation.errorType;
+    span.setAttribute("error.type", operation.errorType);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  if (operation.rpcCode) {
+    attributes["rpc.response.status_code"] = operation.rpcCode;
+    span.setAttribute("rpc.response.status_code", operation.rpcCode);
+  }
+  if (!attributes["mcp.protocol.version"] && operation.protocolVersion) {
+    attributes["mcp.protocol.version"] = operation.protocolVersion;
+    span.setAttribute("mcp.protocol.version", operation.protocolVersion);
+  }
+  durationHistogram().record(seconds, attributes);
+  span.end();
+}
+
+/**
+ * Serves the MCP requests of one POST (`mcpOperationsOf`) as operations: `serve` runs with the
+ * span current (its statements become the span's children, and runTool can mark it), then the
+ * answer says how each ended. A batch's messages (older revisions) are served together, so their
+ * spans are siblings that share the exchange's time, and each outcome is read from its response.
+ * With no SDK registered the spans are no-ops and only the log line's fields are noted.
+ */
+export async function traceMcpOperations<T extends McpAnswer>(
+  starts: McpOperationStart[],
+  serve: () => Promise<T>,
+): Promise<T> {
+  if (starts.length === 0) return serve();
+  const traced = starts.map(begin);
+  const names = (pick: (t: Traced) => unknown) =>
+    traced
+      .map(pick)
+      .filter((v): v is string => typeof v === "string")
+      .join(",") || undefined;
+  noteRequest({
+    mcp_method: names((t) => t.attributes["mcp.method.name"]),
+    tool: names((t) => t.attributes["gen_ai.tool.name"]),
+    prompt: names((t) => t.attributes["gen_ai.prompt.name"]),
+    protocol_version: starts[0]?.protocolVersion,
+  });
+  const single = traced.length === 1 ? traced[0] : undefined;
   const started = performance.now();
   try {
-    const answer = await context.with(trace.setSpan(parent, span).setValue(OPERATION, operation), serve);
-    if (answer.status >= 400) operation.errorType ??= String(answer.status);
-    const code = rpcErrorCode(answer.text);
-    if (code) {
-      operation.rpcCode = code;
-      operation.errorType = code;
+    const run = single
+      ? () =>
+          context.with(trace.setSpan(single.parent, single.span).setValue(OPERATION, single.operation), serve)
+      : serve;
+    const answer = await run();
+    for (const t of traced) if (answer.status >= 400) t.operation.errorType ??= String(answer.status);
+    // A single tool's isError is marked by runTool (markToolError); JSON-RPC errors, and a batch's
+    // outcomes, are read from the answer, which is parsed only when it may hold one.
+    if (answer.status < 400 && (!single || answer.text.includes('"error":{"code":'))) {
+      const responses = responsesOf(answer.text);
+      for (const t of traced) {
+        const outcome = outcomeOf(single ? responses[0] : responses.find((r) => r.id === t.start.id));
+        if (outcome.errorType) Object.assign(t.operation, outcome);
+      }
     }
+    if (single?.start.method === "initialize" && answer.status < 400)
+      single.operation.protocolVersion = negotiatedVersion(answer.text);
     return answer;
   } catch (error) {
-    operation.errorType = error instanceof Error ? error.name : "_OTHER";
+    for (const t of traced) t.operation.errorType = error instanceof Error ? error.name : "_OTHER";
     throw error;
   } finally {
-    if (operation.errorType) {
-      attributes["error.type"] = operation.errorType;
-      span.setAttribute("error.type", operation.errorType);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      noteRequest({ error_type: operation.errorType });
-    }
-    if (operation.rpcCode) {
-      attributes["rpc.response.status_code"] = operation.rpcCode;
-      span.setAttribute("rpc.response.status_code", operation.rpcCode);
-    }
-    durationHistogram().record((performance.now() - started) / 1000, attributes);
-    span.end();
+    const seconds = (performance.now() - started) / 1000;
+    for (const t of traced) finish(t, seconds);
+    const failed = names((t) => t.operation.errorType);
+    if (failed) noteRequest({ error_type: failed });
   }
 }
 
