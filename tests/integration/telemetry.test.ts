@@ -163,6 +163,26 @@ describe("telemetry of the MCP endpoint", () => {
     expect(serverSpans(ok.spans)[0]?.attributes["error.type"]).toBeUndefined();
   });
 
+  it("a batch (2025-03-26) is a span per message, each with its own outcome", async () => {
+    const { answer, spans } = await call(
+      [toolCall(20, "list_accounts"), toolCall(21, "search_transactions", { limt: 2 })],
+      {},
+      "2025-03-26",
+    );
+    expect(answer.status).toBe(200);
+    const batch = serverSpans(spans);
+    expect(batch.map((s) => s.name).sort()).toEqual([
+      "tools/call list_accounts",
+      "tools/call search_transactions",
+    ]);
+    const byId = (id: string) => batch.find((s) => s.attributes["jsonrpc.request.id"] === id);
+    expect(byId("20")?.attributes["error.type"]).toBeUndefined();
+    expect(byId("21")?.attributes).toMatchObject({
+      "error.type": "tool_error",
+      "mcp.protocol.version": "2025-03-26",
+    });
+  });
+
   it("a traceparent in params._meta (SEP-414) is the parent, before the header's", async () => {
     const { spans } = await call(
       toolCall(11, "get_financial_overview", {}, { traceparent: `00-${META_TRACE}-${META_SPAN}-01` }),
