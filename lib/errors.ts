@@ -79,7 +79,10 @@ export function failureFields(error: unknown): {
   cause?: string;
   at?: string[];
 } {
-  if (isAppError(error)) return { error: error.name, code: error.code, detail: error.message };
+  // By name too: Next bundles lib/errors.ts once per route, so an AppError thrown in a page is not
+  // an instance of the class the logger's bundle holds.
+  if (isAppError(error) || (error instanceof Error && error.name === "AppError"))
+    return { error: error.name, code: String((error as AppError).code), detail: error.message };
   if (!(error instanceof Error)) return { error: typeof error };
   const sqlstate = sqlState(error) ?? sqlState(error.cause);
   const at = (error.stack ?? "")

@@ -13,6 +13,7 @@
  * This is the one module that writes to the console (Biome's noConsole holds the rest of the
  * server to it).
  */
+import { failureFields } from "@/lib/errors";
 import { currentRequest, type LogFields } from "@/lib/request-context";
 
 export type { LogFields, LogValue } from "@/lib/request-context";
@@ -40,6 +41,57 @@ function write(level: Level, msg: string, fields: LogFields = {}): void {
   if (level === "info") console.log(text);
   else if (level === "warn") console.warn(text);
   else console.error(text);
+}
+
+/** What a console call that did not come through `log` becomes: one line, its error by kind only. */
+function consoleEntry(level: Level, args: unknown[]): Record<string, unknown> {
+  const text = args
+    .filter((arg): arg is string => typeof arg === "string")
+    .join(" ")
+    .split("\n", 1)[0]
+    ?.trim()
+    .slice(0, 300);
+  const error = args.find((arg): arg is Error => arg instanceof Error);
+  const digest = (error as { digest?: unknown } | undefined)?.digest;
+  return {
+    time: new Date().toISOString(),
+    level,
+    msg: "console",
+    ...(currentRequest() ? { request_id: currentRequest()?.id } : {}),
+    ...(text ? { text } : {}),
+    ...(error ? failureFields(error) : {}),
+    ...(typeof digest === "string" && /^[\w-]{1,64}$/.test(digest) ? { digest } : {}),
+  };
+}
+
+const CAPTURED = Symbol.for("ledgerlink.console-captured");
+
+/**
+ * Makes everything else that writes to the console write JSON lines too (instrumentation.ts, in
+ * production): Next prints a page's error as prose over several lines (`⨯ Error: …` with its
+ * stack and properties), and a driver's error printed whole quotes its query's parameters. Such a
+ * call becomes one `"msg":"console"` line: its text's first line (at most 300 characters) and its
+ * error by `failureFields`, never the error's message. Lines `log` wrote pass through unchanged.
+ */
+export function captureConsole(): void {
+  const target = console as Console & { [CAPTURED]?: boolean };
+  if (target[CAPTURED]) return;
+  target[CAPTURED] = true;
+  const methods = [
+    ["log", "info"],
+    ["info", "info"],
+    ["debug", "info"],
+    ["warn", "warn"],
+    ["error", "error"],
+  ] as const;
+  for (const [method, level] of methods) {
+    const write = console[method].bind(console);
+    console[method] = (...args: unknown[]) => {
+      const [first] = args;
+      if (args.length === 1 && typeof first === "string" && first.startsWith('{"time":')) write(first);
+      else write(JSON.stringify(consoleEntry(level, args)));
+    };
+  }
 }
 
 export const log = {

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppError, failureFields } from "@/lib/errors";
-import { log } from "@/lib/log";
+import { captureConsole, log } from "@/lib/log";
 import { runInRequest } from "@/lib/request-context";
 
 afterEach(() => {
@@ -90,6 +90,42 @@ describe("failureFields", () => {
       code: "unavailable",
       detail: "The bank provider is not configured.",
     });
+    // Another bundle's AppError (Next bundles each route apart) is known by its name.
+    const foreign = Object.assign(new Error("Ledgerlink is briefly unavailable."), { code: "unavailable" });
+    foreign.name = "AppError";
+    expect(failureFields(foreign)).toEqual({
+      error: "AppError",
+      code: "unavailable",
+      detail: "Ledgerlink is briefly unavailable.",
+    });
     expect(failureFields("a string")).toEqual({ error: "string" });
+  });
+});
+
+describe("captureConsole", () => {
+  it("turns what others print into one JSON line each, errors by kind, and lets log's lines through", () => {
+    const token = "0f5e3c1a-session-token-9d2b";
+    const { out, err } = capture(() => {
+      captureConsole();
+      const failure = Object.assign(new Error(`Failed query: select 1\nparams: ${token}`), {
+        digest: "1742720657",
+      });
+      console.error(" ⨯", failure);
+      console.log("✓ Running next.config.ts took 210ms\nsecond line");
+      log.info("cron.scheduled_sync", { due: 1 });
+    });
+    expect(err).toHaveLength(1);
+    expect(err[0]).not.toContain(token);
+    expect(JSON.parse(err[0] ?? "")).toMatchObject({
+      level: "error",
+      msg: "console",
+      text: "⨯",
+      error: "Error",
+      digest: "1742720657",
+    });
+    expect(out.map((line) => JSON.parse(line))).toMatchObject([
+      { level: "info", msg: "console", text: "✓ Running next.config.ts took 210ms" },
+      { level: "info", msg: "cron.scheduled_sync", due: 1 },
+    ]);
   });
 });
