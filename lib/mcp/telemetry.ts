@@ -157,9 +157,16 @@ function negotiatedVersion(text: string): string | undefined {
   return version;
 }
 
-/** What the endpoint knows of each MCP request in a POST body (one message, or each of a batch). */
-export function mcpOperationsOf(req: Request, message: unknown): McpOperationStart[] {
-  const protocolVersion = req.headers.get("mcp-protocol-version")?.trim() || undefined;
+/**
+ * What the endpoint knows of each MCP request in a POST body (one message, or each of a batch).
+ * `protocolVersion` is the revision the request is served in, when the endpoint knows it better
+ * than the `MCP-Protocol-Version` header does.
+ */
+export function mcpOperationsOf(
+  req: Request,
+  message: unknown,
+  protocolVersion = req.headers.get("mcp-protocol-version")?.trim() || undefined,
+): McpOperationStart[] {
   const messages = Array.isArray(message) ? message : [message];
   const starts: McpOperationStart[] = [];
   for (const item of messages) {
