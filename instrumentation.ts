@@ -19,6 +19,8 @@ export async function register(): Promise<void> {
     }
     const { runStartupChecks } = await import("@/lib/billing/startup-check");
     runStartupChecks();
+    const { logOAuthStartupNotices } = await import("@/lib/oauth/startup");
+    logOAuthStartupNotices();
     const { watchHttpRequests } = await import("@/lib/request-log");
     watchHttpRequests();
     if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()) {
