@@ -25,7 +25,7 @@ import type { AccessState } from "@/lib/access";
 import { recordToolCallLater, type ToolCallStatus } from "@/lib/activity";
 import { describeFailure, isAppError } from "@/lib/errors";
 import { findUnsafeText } from "@/lib/safe-text";
-import type { McpCredential } from "./auth";
+import type { McpCredential } from "./credential";
 import type { ToolContext, ToolDefinition } from "./define-tool";
 import { envelopeSchema, type Warning } from "./envelope";
 
