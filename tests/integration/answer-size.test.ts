@@ -15,7 +15,7 @@ import { type Handle, openDatabase, PLANNED_EACH_RUN, setDbForTesting } from "@/
 import { seedDemo, seedHeavyUser } from "@/db/seed";
 import { settleDeferred } from "@/lib/deferred";
 import { createScratchDatabase, testDatabaseKind } from "../helpers/db";
-import { rpc } from "../helpers/mcp-client";
+import { modernRequest, rpc } from "../helpers/mcp-client";
 import { type ServedRoutes, serveRoutes } from "../helpers/serve";
 
 const KB = 1024;
@@ -53,12 +53,22 @@ const listed = z.object({
 });
 const called = z.object({ content: z.array(z.object({ type: z.literal("text"), text: z.string() })) });
 
-async function result(apiKey: string, method: string, params?: unknown): Promise<unknown> {
-  const answer = await rpc(
-    url,
-    { jsonrpc: "2.0", id: 1, method, params },
-    { apiKey, accept: "application/json" },
-  );
+/** The protocol eras one endpoint serves (lib/mcp/request.ts): the budgets hold in both. */
+const ERAS = ["2025", "2026-07-28"] as const;
+type Era = (typeof ERAS)[number];
+
+async function result(
+  apiKey: string,
+  method: string,
+  params?: Record<string, unknown>,
+  era: Era = "2025",
+): Promise<unknown> {
+  const modern = era === "2026-07-28" ? modernRequest(method, params) : undefined;
+  const answer = await rpc(url, modern?.body ?? { jsonrpc: "2.0", id: 1, method, params }, {
+    apiKey,
+    accept: "application/json",
+    headers: modern?.headers,
+  });
   return (answer.body as { result: unknown }).result;
 }
 
@@ -118,38 +128,43 @@ describe("the heavy user alone (one person's own server: the statistics are its 
 describe("context budget", () => {
   beforeAll(async () => {
     for (const u of await seedDemo(handle.db)) users.push({ name: u.state, apiKey: u.apiKey });
-  }, 120_000);
+    // After the heavy user, on a loaded machine, the demo seed took over two minutes.
+  }, 600_000);
 
-  it("tools/list is within 20 KB, its descriptions and input schemas within 10 KB", async () => {
-    const list = await result(users[0]!.apiKey, "tools/list");
-    const { tools } = listed.parse(list);
-    expect(tools).toHaveLength(12);
-    expect(Buffer.byteLength(JSON.stringify(list))).toBeLessThanOrEqual(20 * KB);
-    const described = tools.map(
-      (t) => Buffer.byteLength(t.description) + Buffer.byteLength(JSON.stringify(t.inputSchema)),
-    );
-    expect(described.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10 * KB);
-  });
+  for (const era of ERAS)
+    it(`${era}: tools/list is within 20 KB, its descriptions and input schemas within 10 KB`, async () => {
+      const list = await result(users[0]!.apiKey, "tools/list", undefined, era);
+      const { tools } = listed.parse(list);
+      expect(tools).toHaveLength(12);
+      const bytes = Buffer.byteLength(JSON.stringify(list));
+      console.info(`answer-size: ${era} tools/list ${bytes} bytes`);
+      expect(bytes).toBeLessThanOrEqual(20 * KB);
+      const described = tools.map(
+        (t) => Buffer.byteLength(t.description) + Buffer.byteLength(JSON.stringify(t.inputSchema)),
+      );
+      expect(described.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10 * KB);
+    });
 
-  it("every tool's default answer is within 8 KB and has no nulls, for every demo user and the heavy one", async () => {
-    const sizes: Record<string, Record<string, number>> = {};
-    for (const user of users) {
-      const row: Record<string, number> = {};
-      for (const { name } of listed.parse(await result(user.apiKey, "tools/list")).tools) {
-        const answer = called.parse(await result(user.apiKey, "tools/call", { name, arguments: {} }));
-        const text = answer.content[0]?.text ?? "";
-        row[name] = Buffer.byteLength(text);
-        expect(nullsIn(JSON.parse(text)), `${user.name} ${name}`).toEqual([]);
+  for (const era of ERAS)
+    it(`${era}: every tool's default answer is within 8 KB and has no nulls, for every demo user and the heavy one`, async () => {
+      const sizes: Record<string, Record<string, number>> = {};
+      for (const user of users) {
+        const row: Record<string, number> = {};
+        for (const { name } of listed.parse(await result(user.apiKey, "tools/list", undefined, era)).tools) {
+          const answer = called.parse(await result(user.apiKey, "tools/call", { name, arguments: {} }, era));
+          const text = answer.content[0]?.text ?? "";
+          row[name] = Buffer.byteLength(text);
+          expect(nullsIn(JSON.parse(text)), `${user.name} ${name}`).toEqual([]);
+        }
+        sizes[user.name] = row;
       }
-      sizes[user.name] = row;
-    }
-    console.info(`answer-size: default answers in bytes ${JSON.stringify(sizes)}`);
-    for (const [user, row] of Object.entries(sizes)) {
-      for (const [tool, bytes] of Object.entries(row)) {
-        expect(bytes, `${user} ${tool}`).toBeLessThanOrEqual(8 * KB);
+      console.info(`answer-size: ${era} default answers in bytes ${JSON.stringify(sizes)}`);
+      for (const [user, row] of Object.entries(sizes)) {
+        for (const [tool, bytes] of Object.entries(row)) {
+          expect(bytes, `${user} ${tool}`).toBeLessThanOrEqual(8 * KB);
+        }
       }
-    }
-    // The heavy user's search really pages: the bound is not met by an empty answer.
-    expect(sizes.heavy?.search_transactions).toBeGreaterThan(4 * KB);
-  });
+      // The heavy user's search really pages: the bound is not met by an empty answer.
+      expect(sizes.heavy?.search_transactions).toBeGreaterThan(4 * KB);
+    });
 });
