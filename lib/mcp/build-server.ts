@@ -1,11 +1,13 @@
 /**
  * The MCP server one request is served by: the same 12 tools and 6 prompts for every era, built
  * from pre-built parts (register.ts) for each request. What an era changes is data, its
- * `ServerProfile`: the revisions it negotiates and whether its lists may change.
+ * `ServerProfile`: the revisions it negotiates and whether its listings carry icons.
  */
 import type { CacheHint } from "@modelcontextprotocol/server";
 import { McpServer } from "@modelcontextprotocol/server";
+import { getEnv } from "@/lib/env";
 import type { ToolDefinition } from "./define-tool";
+import { iconsOf, SERVER_ICON, toolIcon } from "./icons";
 import { registerPrompts } from "./prompts";
 import { registerTools } from "./register";
 
@@ -27,6 +29,8 @@ const LIST_CACHE_HINT: CacheHint = { ttlMs: 60 * 60 * 1000, cacheScope: "private
 export interface ServerProfile {
   /** The revisions `initialize` (2025) or `server/discover` (2026-07-28) offers, preferred first. */
   protocolVersions: readonly string[];
+  /** Whether the server and its tools list their icons (the vocabulary of 2025-11-25 on). */
+  icons: boolean;
   /**
    * Whether the server says its tool and prompt lists may change during a connection (the SDK's
    * default, which the 2025 era has always said; its stateless clients have no stream to hear
@@ -39,20 +43,26 @@ export interface ServerProfile {
 
 /** A fresh server for one request, with the endpoint's tools and the six prompts. */
 export function buildMcpServer(profile: ServerProfile, tools: readonly ToolDefinition[]): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    instructions: INSTRUCTIONS,
-    capabilities: {
-      tools: { listChanged: profile.listChanged },
-      prompts: { listChanged: profile.listChanged },
+  const appUrl = getEnv().APP_URL;
+  const server = new McpServer(
+    profile.icons
+      ? { ...SERVER_INFO, title: "Ledgerlink", icons: iconsOf(SERVER_ICON, appUrl) }
+      : SERVER_INFO,
+    {
+      instructions: INSTRUCTIONS,
+      capabilities: {
+        tools: { listChanged: profile.listChanged },
+        prompts: { listChanged: profile.listChanged },
+      },
+      supportedProtocolVersions: [...profile.protocolVersions],
+      cacheHints: {
+        "tools/list": LIST_CACHE_HINT,
+        "prompts/list": LIST_CACHE_HINT,
+        "server/discover": LIST_CACHE_HINT,
+      },
     },
-    supportedProtocolVersions: [...profile.protocolVersions],
-    cacheHints: {
-      "tools/list": LIST_CACHE_HINT,
-      "prompts/list": LIST_CACHE_HINT,
-      "server/discover": LIST_CACHE_HINT,
-    },
-  });
-  registerTools(server, tools);
+  );
+  registerTools(server, tools, profile.icons ? { iconsOf: (name) => iconsOf(toolIcon(name), appUrl) } : {});
   registerPrompts(server);
   return server;
 }

@@ -34,6 +34,7 @@ export const KNOWN_PROTOCOL_VERSIONS = [
 
 const PROFILE: ServerProfile = {
   protocolVersions: NEGOTIATED_PROTOCOL_VERSIONS,
+  icons: false,
   listChanged: true,
 };
 

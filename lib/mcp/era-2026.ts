@@ -20,6 +20,7 @@ export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
 
 const PROFILE: ServerProfile = {
   protocolVersions: MODERN_PROTOCOL_VERSIONS,
+  icons: true,
   listChanged: false,
 };
 

@@ -395,9 +395,9 @@ describe("@modelcontextprotocol/client 2.x in its three negotiation modes: the s
     }
   });
 
-  it("tools/list: the 12 tools in one fixed order with their titles and hints in both eras", async () => {
+  it("tools/list: the 12 tools in one fixed order with their titles and hints in both eras; icons in 2026-07-28", async () => {
     const listed: Record<string, unknown[]> = {};
-    for (const { name, mode } of MODES) {
+    for (const { name, mode, era } of MODES) {
       const { client, close } = await connectV2ClientIn(url, userIn("none").apiKey, mode);
       try {
         const { tools } = await client.listTools();
@@ -407,14 +407,34 @@ describe("@modelcontextprotocol/client 2.x in its three negotiation modes: the s
         ).toEqual(TOOL_NAMES);
         for (const tool of tools) {
           expect(tool.title, tool.name).toBeTruthy();
-          expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+          expect(tool.annotations, tool.name).toEqual({
+            title: tool.title,
+            readOnlyHint: true,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: false,
+          });
+          if (era === "legacy") expect(tool.icons, tool.name).toBeUndefined();
+          else
+            expect(tool.icons, tool.name).toEqual([
+              {
+                src: `${server.origin}/icons/tools/${tool.name}.svg`,
+                mimeType: "image/svg+xml",
+                sizes: ["any"],
+              },
+              {
+                src: `${server.origin}/icons/tools/${tool.name}.png`,
+                mimeType: "image/png",
+                sizes: ["64x64"],
+              },
+            ]);
         }
-        listed[name] = tools;
+        listed[name] = tools.map(({ icons: _icons, ...tool }) => tool);
       } finally {
         await close();
       }
     }
-    // The same in both eras.
+    // Everything but the icons is the same in both eras.
     expect(listed.auto).toEqual(listed.legacy);
     expect(listed["pin 2026-07-28"]).toEqual(listed.legacy);
   });

@@ -65,7 +65,7 @@ function send(
 }
 
 describe("server/discover", () => {
-  it("names the supported revision, the tools and prompts capabilities and the server in _meta", async () => {
+  it("names the supported revision, the tools and prompts capabilities and the server (with its icons) in _meta", async () => {
     const answer = await send("server/discover");
     expect(answer.status).toBe(200);
     const { result, id } = resultSchema.parse(answer.body);
@@ -74,7 +74,15 @@ describe("server/discover", () => {
     expect(result.capabilities).toEqual({ tools: { listChanged: false }, prompts: { listChanged: false } });
     expect(result.resultType).toBe("complete");
     expect(result._meta).toMatchObject({
-      "io.modelcontextprotocol/serverInfo": { name: "ledgerlink", version: "1.0.0" },
+      "io.modelcontextprotocol/serverInfo": {
+        name: "ledgerlink",
+        version: "1.0.0",
+        title: "Ledgerlink",
+        icons: [
+          { src: `${server.origin}/icons/ledgerlink.svg`, mimeType: "image/svg+xml" },
+          { src: `${server.origin}/icons/ledgerlink.png`, mimeType: "image/png" },
+        ],
+      },
     });
     expect(result.instructions).toContain("get_financial_overview");
   });
