@@ -1,7 +1,9 @@
 /**
  * Real MCP clients against the real route (app/api/mcp/route.ts) over HTTP, with the real 12
  * tools and 6 prompts: @modelcontextprotocol/sdk 1.x (the client most hosts ship today) and
- * @modelcontextprotocol/client 2.x as a second, independent implementation.
+ * @modelcontextprotocol/client 2.x as a second, independent implementation, the latter also in
+ * its three negotiation modes (`legacy` 2025, `auto` and `{ pin: "2026-07-28" }`), whose answers
+ * must be the same.
  *
  * Users come from the demo seed (db/seed.ts `seedDemo`) when it exists, so every tool runs on
  * the synthetic bank; otherwise from row fixtures in the same six states.
