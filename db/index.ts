@@ -10,6 +10,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
+import { type MigrationRun, migrateUnderLock } from "./migration-lock";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -19,6 +20,8 @@ export interface Handle {
   db: Database;
   kind: DriverKind;
   close: () => Promise<void>;
+  /** What `migrate: true` did on a server database (db/migration-lock.ts). */
+  migration?: MigrationRun;
 }
 
 const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
@@ -41,6 +44,8 @@ export async function openDatabase(options: {
   driver?: Exclude<DriverKind, "pglite">;
   /** Told when each statement starts and ends, at the driver (tests count statements and round trips). */
   observe?: QueryObserver;
+  /** Told when `migrate` finds another migrator holding the lock and waits for it. */
+  onMigrationWait?: () => void;
 }): Promise<Handle> {
   const config = { schema, casing: "snake_case" as const };
   if (!options.url) {
@@ -81,7 +86,7 @@ export async function openDatabase(options: {
     }
     return openPools("neon", {
       pool: (purpose) => new Pool({ connectionString: options.url, ...poolBounds(purpose) }),
-      drizzle: (pool) => drizzle({ client: pool, ...config }) as unknown as Database,
+      drizzle: (client) => drizzle({ client: client as never, ...config }) as unknown as Database,
       migrate: async (db) => {
         const { migrate } = await import("drizzle-orm/neon-serverless/migrator");
         await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
@@ -93,7 +98,7 @@ export async function openDatabase(options: {
   const { drizzle } = await import("drizzle-orm/node-postgres");
   return openPools("pg", {
     pool: (purpose) => new Pool({ connectionString: options.url, ...poolBounds(purpose) }),
-    drizzle: (pool) => drizzle({ client: pool, ...config }) as unknown as Database,
+    drizzle: (client) => drizzle({ client: client as never, ...config }) as unknown as Database,
     migrate: async (db) => {
       const { migrate } = await import("drizzle-orm/node-postgres/migrator");
       await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
@@ -105,6 +110,13 @@ export async function openDatabase(options: {
 interface PoolLike {
   on(event: "error", listener: (error: Error) => void): unknown;
   end(): Promise<void>;
+  connect(): Promise<PooledSession>;
+}
+
+/** One connection taken from a pool: its own session (the migration lock needs one). */
+interface PooledSession {
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  release(destroy?: boolean): void;
 }
 
 /** A server database: the request pool, the sync pool beside it, both bounded and observed. */
@@ -112,9 +124,10 @@ async function openPools<P extends PoolLike>(
   kind: Exclude<DriverKind, "pglite">,
   driver: {
     pool: (purpose: Purpose) => P;
-    drizzle: (pool: P) => Database;
+    /** A database over the pool, or over one of its connections (the migrations' session). */
+    drizzle: (client: P | PooledSession) => Database;
     migrate: (db: Database) => Promise<void>;
-    options: { migrate?: boolean; observe?: QueryObserver };
+    options: { migrate?: boolean; observe?: QueryObserver; onMigrationWait?: () => void };
   },
 ): Promise<Handle> {
   const open = (purpose: Purpose) => {
@@ -126,12 +139,25 @@ async function openPools<P extends PoolLike>(
   };
   const main = open("requests");
   const sync = open("sync");
-  if (driver.options.migrate) await driver.migrate(main.db);
+  let migration: MigrationRun | undefined;
+  if (driver.options.migrate) {
+    // On one connection of the sync pool (no request bounds), under the migration lock; the
+    // connection's settings were changed for the migrations, so it is discarded after.
+    const session = await sync.pool.connect();
+    try {
+      migration = await migrateUnderLock(session, () => driver.migrate(driver.drizzle(session)), {
+        onWait: driver.options.onMigrationWait,
+      });
+    } finally {
+      session.release(true);
+    }
+  }
   syncCompanions.set(main.db, sync.db);
   return {
     db: main.db,
     kind,
     close: async () => void (await Promise.all([main.pool.end(), sync.pool.end()])),
+    ...(migration ? { migration } : {}),
   };
 }
 

@@ -32,6 +32,16 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "a postgres:// or postgresql:// URL")
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  /**
+   * A direct (unpooled) URL to the same database, for `npm run db:migrate`: its advisory lock is a
+   * session lock, which a pooler in transaction mode does not keep (Vercel's Neon integration sets it).
+   */
+  DATABASE_URL_UNPOOLED: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, "a postgres:// or postgresql:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   PGLITE_DIR: z.string().trim().min(1).default(".data/pglite"),
   /** Force the driver for DATABASE_URL; by default hosts ending in .neon.tech use Neon's. */
   DATABASE_DRIVER: z

@@ -3,7 +3,8 @@
  * `freeze()` stops forwarding in both directions (a stalled server or a silent network; new
  * connections are accepted and then hang too; bytes wait, they are not lost), `drop()` cuts every open connection (a restart),
  * `slow(ms)` delays every packet by `ms` in each direction (a distant or congested database; 0 ends
- * it), `heal()` forwards again. Tests point a real driver at `url` and cause the fault for real.
+ * it), `heal()` forwards again, `connections()` counts the connections open through it. Tests point
+ * a real driver at `url` and cause the fault for real.
  */
 import net, { type AddressInfo } from "node:net";
 
@@ -13,6 +14,7 @@ export interface FaultProxy {
   slow: (ms: number) => void;
   drop: () => void;
   heal: () => void;
+  connections: () => number;
   close: () => Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         server.resume();
       }
     },
+    connections: () => pairs.size,
     close: () =>
       new Promise<void>((resolve) => {
         for (const { client, server } of pairs) {
