@@ -14,7 +14,14 @@ import { type MigrationRun, migrateUnderLock } from "./migration-lock";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type DriverKind = "pglite" | "pg" | "neon";
+/** `neon`: Neon's WebSocket Pool; `neon-http`: Neon's HTTP queries, with that Pool for transactions. */
+export type DriverKind = "pglite" | "pg" | "neon" | "neon-http";
+
+/**
+ * The driver for a `*.neon.tech` URL unless DATABASE_DRIVER says otherwise, chosen by measurement
+ * (`npm run bench -- --section drivers`, docs/performance.md).
+ */
+export const NEON_DEFAULT_DRIVER: Exclude<DriverKind, "pglite"> = "neon";
 
 export interface Handle {
   db: Database;
@@ -78,19 +85,34 @@ export async function openDatabase(options: {
     }
     return { db: db as unknown as Database, kind: "pglite", close: () => client.close() };
   }
-  if (options.driver === "neon" || (options.driver !== "pg" && isNeonUrl(options.url))) {
-    const { Pool, neonConfig } = await import("@neondatabase/serverless");
+  const kind = options.driver ?? (isNeonUrl(options.url) ? NEON_DEFAULT_DRIVER : "pg");
+  if (kind === "neon" || kind === "neon-http") {
+    const { Pool, neon } = await neonDriver();
     const { drizzle } = await import("drizzle-orm/neon-serverless");
-    if (typeof WebSocket === "undefined") {
-      neonConfig.webSocketConstructor = (await import("ws")).default;
-    }
-    return openPools("neon", {
-      pool: (purpose) => new Pool({ connectionString: options.url, ...poolBounds(purpose) }),
+    const url = options.url;
+    return openPools(kind, {
+      pool: (purpose) => new Pool({ connectionString: url, ...poolBounds(purpose) }),
       drizzle: (client) => drizzle({ client: client as never, ...config }) as unknown as Database,
       migrate: async (db) => {
         const { migrate } = await import("drizzle-orm/neon-serverless/migrator");
         await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
       },
+      // HTTP mode: each request statement is one HTTPS request, with no session; what needs one
+      // (an interactive transaction) runs on the WebSocket pool beside it.
+      ...(kind === "neon-http"
+        ? {
+            front: async (pooled: Database) => {
+              const { drizzle: overHttp } = await import("drizzle-orm/neon-http");
+              // `fullResults`: answers as node-postgres gives them ({ rows, fields }), which
+              // db/fixed-statement.ts reads; drizzle asks for its own shape on every call anyway.
+              const client = neon(url, { fullResults: true });
+              if (options.observe) observeCalls(client, ["query"], options.observe);
+              const db = overHttp({ client, ...config }) as unknown as Database;
+              db.transaction = pooled.transaction.bind(pooled) as Database["transaction"];
+              return db;
+            },
+          }
+        : {}),
       options,
     });
   }
@@ -119,6 +141,30 @@ interface PooledSession {
   release(destroy?: boolean): void;
 }
 
+/**
+ * Neon's driver, set up once: Node 20 has no WebSocket of its own; NEON_LOCAL_PROXY (tests and
+ * the bench) sends both transports to a local stand-in for Neon's proxy (tests/support/neon-local.ts)
+ * over plain WebSocket and HTTP. HTTP queries are bounded as statements are: the request is
+ * aborted after DB_STATEMENT_TIMEOUT_MS and a second.
+ */
+async function neonDriver() {
+  const neon = await import("@neondatabase/serverless");
+  const { neonConfig } = neon;
+  if (typeof WebSocket === "undefined") neonConfig.webSocketConstructor = (await import("ws")).default;
+  const env = getEnv();
+  const local = env.NEON_LOCAL_PROXY;
+  if (local) {
+    neonConfig.wsProxy = (host, port) => `${local}/v2?address=${host}:${port}`;
+    neonConfig.fetchEndpoint = `http://${local}/sql`;
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineConnect = false;
+  }
+  const bound = env.DB_STATEMENT_TIMEOUT_MS + CLIENT_MARGIN_MS;
+  neonConfig.fetchFunction = (input: string, init: RequestInit = {}) =>
+    fetch(input, { ...init, signal: AbortSignal.timeout(bound) });
+  return neon;
+}
+
 /** A server database: the request pool, the sync pool beside it, both bounded and observed. */
 async function openPools<P extends PoolLike>(
   kind: Exclude<DriverKind, "pglite">,
@@ -127,12 +173,18 @@ async function openPools<P extends PoolLike>(
     /** A database over the pool, or over one of its connections (the migrations' session). */
     drizzle: (client: P | PooledSession) => Database;
     migrate: (db: Database) => Promise<void>;
+    /** The database requests use in front of the request pool's (default: the pool's own). */
+    front?: (pooled: Database) => Promise<Database>;
     options: { migrate?: boolean; observe?: QueryObserver; onMigrationWait?: () => void };
   },
 ): Promise<Handle> {
+  const { attachDatabasePool } = await import("@vercel/functions");
   const open = (purpose: Purpose) => {
     const pool = driver.pool(purpose);
     pool.on("error", poolErrorListener);
+    // Vercel Fluid compute: the instance stays alive until idle connections have been closed,
+    // instead of being suspended holding them (a no-op elsewhere).
+    attachDatabasePool(pool as never);
     if (purpose === "requests" && getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
     if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
     return { pool, db: driver.drizzle(pool) };
@@ -152,9 +204,10 @@ async function openPools<P extends PoolLike>(
       session.release(true);
     }
   }
-  syncCompanions.set(main.db, sync.db);
+  const db = driver.front ? await driver.front(main.db) : main.db;
+  syncCompanions.set(db, sync.db);
   return {
-    db: main.db,
+    db,
     kind,
     close: async () => void (await Promise.all([main.pool.end(), sync.pool.end()])),
     ...(migration ? { migration } : {}),
@@ -162,6 +215,9 @@ async function openPools<P extends PoolLike>(
 }
 
 type Purpose = "requests" | "sync";
+
+/** Our own bound on a statement exceeds the server's by this much (a frozen server never answers). */
+const CLIENT_MARGIN_MS = 1_000;
 
 /** Statements longer than this, or with more parameters, are not kept prepared (bulk writes vary in shape). */
 const PREPARED_TEXT_MAX = 16_000;
@@ -255,6 +311,9 @@ function observeCalls(client: object, methods: string[], observer: QueryObserver
       observer.started(typeof first === "string" ? first : String((first as { text?: string })?.text ?? ""));
       const result = (original as (...a: unknown[]) => unknown).apply(this, args);
       if (result instanceof Promise) return result.finally(() => observer.finished());
+      // Neon's HTTP queries are thenables sent when first awaited: await it now, as it is counted.
+      if (typeof (result as PromiseLike<unknown> | null)?.then === "function")
+        return Promise.resolve(result).finally(() => observer.finished());
       observer.finished();
       return result;
     };
@@ -291,8 +350,10 @@ function poolBounds(purpose: Purpose) {
   return {
     max: purpose === "sync" ? env.SYNC_POOL_MAX : env.PG_POOL_MAX,
     connectionTimeoutMillis: Math.max(env.DB_CONNECT_TIMEOUT_MS, env.DB_ACQUIRE_TIMEOUT_MS),
+    // node-postgres's default, stated: attachDatabasePool keeps a Vercel instance alive this long.
+    idleTimeoutMillis: 10_000,
     statement_timeout: statement,
-    query_timeout: statement + 1_000,
+    query_timeout: statement + CLIENT_MARGIN_MS,
     ...(purpose === "requests" ? { onConnect: serialPlansOnly } : {}),
   };
 }

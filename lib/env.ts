@@ -45,9 +45,11 @@ const envSchema = z.object({
   PGLITE_DIR: z.string().trim().min(1).default(".data/pglite"),
   /** Force the driver for DATABASE_URL; by default hosts ending in .neon.tech use Neon's. */
   DATABASE_DRIVER: z
-    .enum(["pg", "neon"])
+    .enum(["pg", "neon", "neon-http"])
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  /** Tests and the bench only: `127.0.0.1:<port>` of a local stand-in for Neon's proxy (tests/support/neon-local.ts). */
+  NEON_LOCAL_PROXY: optionalString,
   PG_POOL_MAX: positiveInt(10),
   /** Bounds on every database wait (milliseconds): opening a connection, waiting for a pooled one, one statement. */
   DB_CONNECT_TIMEOUT_MS: positiveInt(5_000),
