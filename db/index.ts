@@ -217,7 +217,7 @@ async function openPools<P extends PoolLike>(
 type Purpose = "requests" | "sync";
 
 /** Our own bound on a statement exceeds the server's by this much (a frozen server never answers). */
-const CLIENT_MARGIN_MS = 1_000;
+const CLIENT_MARGIN_MS = 500;
 
 /** Statements longer than this, or with more parameters, are not kept prepared (bulk writes vary in shape). */
 const PREPARED_TEXT_MAX = 16_000;
@@ -341,7 +341,9 @@ export function isPooled(db: Database): boolean {
  * Every wait on the server is bounded, so a frozen or slow database fails requests fast (503)
  * instead of hanging them: `connectionTimeoutMillis` bounds both opening a connection and waiting
  * for a free one in the pool (the larger of the two settings), `statement_timeout` each statement
- * on the server, `query_timeout` the same on our side when the server stops answering at all.
+ * on the server, `query_timeout` the same on our side when the server stops answering at all, and
+ * for requests `lock_timeout` each wait for a lock (a table an `alter table` holds: the request
+ * answers 503 at once instead of holding its connection while everyone else waits for one).
  * Requests and syncs have separate pools with their own statement bounds.
  */
 function poolBounds(purpose: Purpose) {
@@ -354,7 +356,8 @@ function poolBounds(purpose: Purpose) {
     idleTimeoutMillis: 10_000,
     statement_timeout: statement,
     query_timeout: statement + CLIENT_MARGIN_MS,
-    ...(purpose === "requests" ? { onConnect: serialPlansOnly } : {}),
+    // A request never waits long for a lock: one slow table must not hold the request pool.
+    ...(purpose === "requests" ? { onConnect: serialPlansOnly, lock_timeout: env.DB_LOCK_TIMEOUT_MS } : {}),
   };
 }
 
