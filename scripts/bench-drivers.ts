@@ -1,18 +1,20 @@
 /**
- * The driver section of `npm run bench` (PostgreSQL only: `--database-url`): one `tools/call`
- * (get_financial_overview, the heavy user) answered by a production server, `next start`, with
- * each driver, through a latency proxy adding a round-trip time between the server and what it
- * reaches (tests/support/fault-proxy.ts, with the TCP handshake's round trip on each new
+ * The driver section of `npm run bench` (PostgreSQL only: `--database-url`): `tools/call` on the
+ * heavy user answered by a production server, `next start`, with each driver, through a latency
+ * proxy adding a round-trip time between the server and what it reaches (tests/support/fault-proxy.ts, with the TCP handshake's round trip on each new
  * connection):
  * - `pg`: node-postgres over TCP, the proxy in front of PostgreSQL;
  * - `neon`: Neon's WebSocket Pool, and `neon-http`: Neon's HTTP queries (with that Pool for
  *   transactions), the proxy in front of a local stand-in for Neon's proxy
  *   (tests/support/neon-local.ts), which reaches PostgreSQL at no added latency, as Neon's proxy
  *   sits beside its compute.
- * Cold: a new process's first call, from spawning `next start` to the answer (the median of
- * `COLD_RUNS` processes). Warm: the median of `WARM_CALLS` sequential calls on the last process,
- * after `WARM_UP` calls. Each at 2 ms and 20 ms of round-trip time, and node-postgres with no
- * proxy at all (this machine's own cold start). Telemetry is on: OTEL_EXPORTER_OTLP_ENDPOINT
+ * Cold: a new process's first call (list_accounts), from spawning `next start` to the answer (the
+ * median of `COLD_RUNS` processes). Warm: the median of `WARM_CALLS` sequential calls on the last
+ * process, after `WARM_UP` calls, of list_accounts (one statement in each of its two round trips)
+ * and of get_financial_overview (four statements at once in its second). Each at 2 ms and 20 ms
+ * of round-trip time, at 100 ms (where a round trip outweighs this machine's noise, so time / RTT
+ * counts the round trips a call waits for), and node-postgres with no proxy at all (this
+ * machine's own cold start and the calls' own cost). Telemetry is on: OTEL_EXPORTER_OTLP_ENDPOINT
  * points at a local sink that accepts whatever is exported (its count is printed).
  * Nothing here models TLS, which production adds to every new connection (docs/performance.md).
  */
@@ -25,15 +27,16 @@ import { startNeonLocal } from "@/tests/support/neon-local";
 const COLD_RUNS = 3;
 const WARM_UP = 5;
 const WARM_CALLS = 30;
-const RTTS = [2, 20];
-const TOOL = "get_financial_overview";
+const RTTS = [2, 20, 100];
+/** The cold call, then the warm ones. */
+const TOOLS = ["list_accounts", "get_financial_overview"] as const;
 
 export interface DriverRow {
   driver: "pg" | "neon" | "neon-http";
   rttMs: number;
   coldMs: number[];
-  warmP50Ms: number;
-  warmP90Ms: number;
+  /** Median warm latency of each tool of TOOLS. */
+  warmP50Ms: number[];
 }
 
 interface Options {
@@ -49,10 +52,6 @@ interface Options {
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
-};
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
 };
 
 /** A local OTLP/HTTP sink: answers every export 200 and counts them. */
@@ -76,24 +75,20 @@ async function startOtlpSink(): Promise<{ url: string; exports: () => number; cl
 
 export async function benchDrivers(options: Options): Promise<DriverRow[]> {
   const url = `http://localhost:${options.port}/api/mcp`;
-  const body = JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: { name: TOOL, arguments: {} },
-  });
+  const bodyOf = (tool: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: {} } });
   const headers = {
     authorization: `Bearer ${options.apiKey}`,
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "mcp-protocol-version": "2025-06-18",
   };
-  const callOnce = async (): Promise<number> => {
+  const callOnce = async (tool: string = TOOLS[0]): Promise<number> => {
     const started = performance.now();
-    const res = await fetch(url, { method: "POST", headers, body });
+    const res = await fetch(url, { method: "POST", headers, body: bodyOf(tool) });
     const text = await res.text();
     if (res.status !== 200 || text.includes('"isError":true'))
-      throw new Error(`${TOOL} answered ${res.status}: ${text.slice(0, 200)}`);
+      throw new Error(`${tool} answered ${res.status}: ${text.slice(0, 200)}`);
     return performance.now() - started;
   };
 
@@ -155,16 +150,20 @@ export async function benchDrivers(options: Options): Promise<DriverRow[]> {
       coldMs.push(started.coldMs);
       last = started.server;
     }
-    const warm: number[] = [];
+    const warmP50Ms: number[] = [];
     try {
-      for (let i = 0; i < WARM_UP; i++) await callOnce();
-      for (let i = 0; i < WARM_CALLS; i++) warm.push(await callOnce());
+      for (const tool of TOOLS) {
+        const warm: number[] = [];
+        for (let i = 0; i < WARM_UP; i++) await callOnce(tool);
+        for (let i = 0; i < WARM_CALLS; i++) warm.push(await callOnce(tool));
+        warmP50Ms.push(median(warm));
+      }
     } finally {
       if (last) await stop(last);
     }
-    const row = { driver, rttMs, coldMs, warmP50Ms: median(warm), warmP90Ms: quantile(warm, 0.9) };
+    const row = { driver, rttMs, coldMs, warmP50Ms };
     console.log(
-      `  ${driver} at ${rttMs} ms RTT: cold ${coldMs.map((ms) => ms.toFixed(0)).join(" / ")} ms, warm p50 ${row.warmP50Ms.toFixed(1)} ms`,
+      `  ${driver} at ${rttMs} ms RTT: cold ${coldMs.map((ms) => ms.toFixed(0)).join(" / ")} ms, warm p50 ${warmP50Ms.map((ms) => ms.toFixed(1)).join(" / ")} ms`,
     );
     rows.push(row);
   };
@@ -194,25 +193,22 @@ export async function benchDrivers(options: Options): Promise<DriverRow[]> {
 
 function printTable(rows: DriverRow[], exports: number): void {
   console.log(
-    `\nDrivers: ${TOOL} on the heavy user, next start (cold: median of ${COLD_RUNS} processes; warm: ${WARM_CALLS} sequential calls)\n`,
+    `\nDrivers: tools/call on the heavy user, next start (cold: ${TOOLS[0]}, median of ${COLD_RUNS} processes; warm: median of ${WARM_CALLS} sequential calls)\n`,
   );
+  const perRtt = (ms: number, rtt: number) => (rtt > 0 ? ` (${(ms / rtt).toFixed(1)} RTT)` : "");
   const header = [
     "driver",
     "RTT ms",
     "cold ms (median)",
     "cold runs ms",
-    "warm p50 ms",
-    "warm p90 ms",
-    "warm p50 / RTT",
+    ...TOOLS.map((t) => `warm ${t} p50 ms`),
   ];
   const table = rows.map((r) => [
     r.driver,
     String(r.rttMs),
-    median(r.coldMs).toFixed(0),
+    `${median(r.coldMs).toFixed(0)}${perRtt(median(r.coldMs), r.rttMs)}`,
     r.coldMs.map((ms) => ms.toFixed(0)).join(" / "),
-    r.warmP50Ms.toFixed(1),
-    r.warmP90Ms.toFixed(1),
-    r.rttMs > 0 ? (r.warmP50Ms / r.rttMs).toFixed(2) : "",
+    ...r.warmP50Ms.map((ms) => `${ms.toFixed(1)}${perRtt(ms, r.rttMs)}`),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? "").length)));
   const line = (cells: string[]) =>
