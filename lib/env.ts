@@ -120,6 +120,8 @@ const envSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(90 * 24 * 3600),
   RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  /** A request body must arrive within this long (ms) of the handler starting to read it, or 408. */
+  REQUEST_BODY_TIMEOUT_MS: positiveInt(10_000),
   /** Per client IP and minute at the OAuth endpoints (429 with Retry-After beyond). */
   OAUTH_REGISTER_PER_MINUTE: positiveInt(20),
   OAUTH_TOKEN_PER_MINUTE: positiveInt(60),

@@ -9,7 +9,8 @@
  *     loopback APP_URL a `Host` that is not loopback → 403.
  *  2. `MCP-Protocol-Version` naming a revision we do not speak → 400.
  *  3. Bearer credential → 401 with the challenge; auth back end down → 503. The body is read
- *     first (no database work), so ONE statement (caller.ts) identifies the caller, counts the
+ *     first (no database work), before the credential's slot is taken, within
+ *     REQUEST_BODY_TIMEOUT_MS (else 408 and the connection closed), so ONE statement (caller.ts) identifies the caller, counts the
  *     request (each message of a batch) and loads the subscription, connections and timezone.
  *  4. Per-credential rate limit → 429 with Retry-After.
  *  5. Body over MAX_BODY_BYTES → 413; not JSON → -32700; a JSON-RPC batch under 2025-06-18 →
@@ -23,7 +24,6 @@ import {
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   McpServer,
-  readRequestBody,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { type Database, getDb, isPooled } from "@/db";
@@ -31,6 +31,7 @@ import { defer } from "@/lib/deferred";
 import { getEnv } from "@/lib/env";
 import { createKeyedSlots, type KeyedSlots } from "@/lib/keyed-slots";
 import { sweepRateLimits } from "@/lib/rate-limit";
+import { type BodyRead, REQUEST_TIMEOUT_HEADERS, readBodyWithin } from "@/lib/request-body";
 import { authUnavailableResponse, bearerToken, mcpResourceUrl, unauthorizedResponse } from "./auth";
 import { type Caller, loadCaller } from "./caller";
 import type { ToolDefinition } from "./define-tool";
@@ -281,15 +282,15 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     return fromListing(listing, message.id);
   }
 
-  /** Steps 3 to 6 for a request that carries a well-formed bearer token. */
-  async function answer(req: Request, token: string, db: Database): Promise<Response> {
-    // The body first (no database work): a batch counts each of its messages in the same
-    // statement that identifies the caller.
-    const read = await readRequestBody(req, MAX_BODY_BYTES).catch(() => undefined);
+  /** Steps 3 to 6 for a request that carries a well-formed bearer token and whose body was read. */
+  async function answer(req: Request, token: string, db: Database, read: BodyRead): Promise<Response> {
+    // The body was read first (no database work): a batch counts each of its messages in the
+    // same statement that identifies the caller.
     let message: unknown;
     let bodyError: Response | undefined;
-    if (!read) bodyError = jsonRpcError(400, -32700, "Parse error: the request body could not be read");
-    else if (read.tooLarge)
+    if (read.kind !== "read" && read.kind !== "too_large")
+      bodyError = jsonRpcError(400, -32700, "Parse error: the request body could not be read");
+    else if (read.kind === "too_large")
       bodyError = jsonRpcError(
         413,
         -32000,
@@ -353,8 +354,19 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     if (!token) return unauthorizedResponse("invalid");
     const db = await openDb().catch(() => null);
     if (!db) return authUnavailableResponse();
+    // The body before the credential's slot: a client sending it slowly holds no slot, and is
+    // answered 408 (its connection closed) once REQUEST_BODY_TIMEOUT_MS has passed.
+    const timeoutMs = getEnv().REQUEST_BODY_TIMEOUT_MS;
+    const read = await readBodyWithin(req, { maxBytes: MAX_BODY_BYTES, timeoutMs });
+    if (read.kind === "timed_out")
+      return jsonRpcError(
+        408,
+        -32000,
+        `Request Timeout: the body must arrive within ${timeoutMs / 1000} s`,
+        REQUEST_TIMEOUT_HEADERS,
+      );
     // Embedded PGlite has no pool to protect (one connection, statements queue in order).
-    if (!isPooled(db)) return answer(req, token, db);
+    if (!isPooled(db)) return answer(req, token, db, read);
     const release = await credentialSlots().acquire(authorization);
     if (!release) {
       return jsonRpcError(
@@ -373,7 +385,7 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     req.signal.addEventListener("abort", release, { once: true });
     // The answer is read whole before it leaves (exchange), so the slot is free once it is made.
     try {
-      return await answer(req, token, db);
+      return await answer(req, token, db, read);
     } finally {
       req.signal.removeEventListener("abort", release);
       release();
