@@ -1,9 +1,11 @@
 /**
  * The database, chosen in one place:
  * - no DATABASE_URL → embedded PGlite in PGLITE_DIR (default `.data/pglite`), migrated on open;
- * - a Neon URL (host ends in `.neon.tech`, or DATABASE_DRIVER=neon) → `@neondatabase/serverless` (WebSocket Pool);
- * - any other postgres:// URL → node-postgres.
- * All three speak the same schema (db/schema.ts) and the same queries.
+ * - a Neon URL (host ends in `.neon.tech`) → NEON_DEFAULT_DRIVER;
+ * - any other postgres:// URL → node-postgres;
+ * - DATABASE_DRIVER forces one: `pg`, `neon` (`@neondatabase/serverless`'s WebSocket Pool) or
+ *   `neon-http` (its HTTP queries for requests, the WebSocket Pool for transactions and syncs).
+ * All speak the same schema (db/schema.ts) and the same queries.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -145,7 +147,7 @@ interface PooledSession {
  * Neon's driver, set up once: Node 20 has no WebSocket of its own; NEON_LOCAL_PROXY (tests and
  * the bench) sends both transports to a local stand-in for Neon's proxy (tests/support/neon-local.ts)
  * over plain WebSocket and HTTP. HTTP queries are bounded as statements are: the request is
- * aborted after DB_STATEMENT_TIMEOUT_MS and a second.
+ * aborted after DB_STATEMENT_TIMEOUT_MS and half a second.
  */
 async function neonDriver() {
   const neon = await import("@neondatabase/serverless");

@@ -9,7 +9,9 @@
  *   (tests/support/neon-local.ts), which reaches PostgreSQL at no added latency, as Neon's proxy
  *   sits beside its compute.
  * Cold: a new process's first call (list_accounts), from spawning `next start` to the answer (the
- * median of `COLD_RUNS` processes). Warm: the median of `WARM_CALLS` sequential calls on the last
+ * median of `COLD_RUNS` processes), and that first call's own time, from the request the server
+ * accepted to its answer (the new connections' round trips without the process's start-up, which
+ * on a busy machine varies by seconds). Warm: the median of `WARM_CALLS` sequential calls on the last
  * process, after `WARM_UP` calls, of list_accounts (one statement in each of its two round trips)
  * and of get_financial_overview (four statements at once in its second). Each at 2 ms and 20 ms
  * of round-trip time, at 100 ms (where a round trip outweighs this machine's noise, so time / RTT
@@ -35,6 +37,8 @@ export interface DriverRow {
   driver: "pg" | "neon" | "neon-http";
   rttMs: number;
   coldMs: number[];
+  /** Of each cold run, the first call's own time (from the request the server accepted to its answer). */
+  firstCallMs: number[];
   /** Median warm latency of each tool of TOOLS. */
   warmP50Ms: number[];
 }
@@ -97,7 +101,9 @@ export async function benchDrivers(options: Options): Promise<DriverRow[]> {
   const rows: DriverRow[] = [];
 
   /** Starts `next start` with `env`; resolves with the time from spawn to the first answer. */
-  const startServer = async (env: NodeJS.ProcessEnv): Promise<{ server: ChildProcess; coldMs: number }> => {
+  const startServer = async (
+    env: NodeJS.ProcessEnv,
+  ): Promise<{ server: ChildProcess; coldMs: number; firstCallMs: number }> => {
     const started = performance.now();
     const server = spawn(process.execPath, [options.nextBin, "start", "-p", String(options.port)], {
       cwd: options.root,
@@ -110,8 +116,8 @@ export async function benchDrivers(options: Options): Promise<DriverRow[]> {
       if (server.exitCode !== null) throw new Error(`next start exited with ${server.exitCode}`);
       if (Date.now() > deadline) throw new Error("the server did not answer within 60 s");
       try {
-        await callOnce();
-        return { server, coldMs: performance.now() - started };
+        const firstCallMs = await callOnce();
+        return { server, coldMs: performance.now() - started, firstCallMs };
       } catch (error) {
         // Not listening yet (connection refused); anything else is a real failure.
         const code = (error as { cause?: { code?: string } }).cause?.code;
@@ -143,11 +149,13 @@ export async function benchDrivers(options: Options): Promise<DriverRow[]> {
       env.NEON_LOCAL_PROXY = new URL(proxy?.url ?? "").host;
     }
     const coldMs: number[] = [];
+    const firstCallMs: number[] = [];
     let last: ChildProcess | undefined;
     for (let run = 0; run < COLD_RUNS; run++) {
       if (last) await stop(last);
       const started = await startServer(env);
       coldMs.push(started.coldMs);
+      firstCallMs.push(started.firstCallMs);
       last = started.server;
     }
     const warmP50Ms: number[] = [];
@@ -161,7 +169,7 @@ export async function benchDrivers(options: Options): Promise<DriverRow[]> {
     } finally {
       if (last) await stop(last);
     }
-    const row = { driver, rttMs, coldMs, warmP50Ms };
+    const row = { driver, rttMs, coldMs, firstCallMs, warmP50Ms };
     console.log(
       `  ${driver} at ${rttMs} ms RTT: cold ${coldMs.map((ms) => ms.toFixed(0)).join(" / ")} ms, warm p50 ${warmP50Ms.map((ms) => ms.toFixed(1)).join(" / ")} ms`,
     );
@@ -201,6 +209,7 @@ function printTable(rows: DriverRow[], exports: number): void {
     "RTT ms",
     "cold ms (median)",
     "cold runs ms",
+    "first call ms (median)",
     ...TOOLS.map((t) => `warm ${t} p50 ms`),
   ];
   const table = rows.map((r) => [
@@ -208,6 +217,7 @@ function printTable(rows: DriverRow[], exports: number): void {
     String(r.rttMs),
     `${median(r.coldMs).toFixed(0)}${perRtt(median(r.coldMs), r.rttMs)}`,
     r.coldMs.map((ms) => ms.toFixed(0)).join(" / "),
+    `${median(r.firstCallMs).toFixed(0)}${perRtt(median(r.firstCallMs), r.rttMs)}`,
     ...r.warmP50Ms.map((ms) => `${ms.toFixed(1)}${perRtt(ms, r.rttMs)}`),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? "").length)));
