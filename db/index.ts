@@ -1,7 +1,7 @@
 /**
  * The database, chosen in one place:
  * - no DATABASE_URL → embedded PGlite in PGLITE_DIR (default `.data/pglite`), migrated on open;
- * - a Neon URL (host ends in `.neon.tech`) → NEON_DEFAULT_DRIVER;
+ * - a Neon URL (host ends in `.neon.tech`) → NEON_DEFAULT_DRIVER (node-postgres, by measurement);
  * - any other postgres:// URL → node-postgres;
  * - DATABASE_DRIVER forces one: `pg`, `neon` (`@neondatabase/serverless`'s WebSocket Pool) or
  *   `neon-http` (its HTTP queries for requests, the WebSocket Pool for transactions and syncs).
@@ -21,9 +21,14 @@ export type DriverKind = "pglite" | "pg" | "neon" | "neon-http";
 
 /**
  * The driver for a `*.neon.tech` URL unless DATABASE_DRIVER says otherwise, chosen by measurement
- * (`npm run bench -- --section drivers`, docs/performance.md).
+ * (`npm run bench -- --section drivers`, docs/performance.md#drivers): node-postgres over TCP to
+ * Neon's pooler. Warm, which is how a Fluid compute instance serves nearly every call, it answered
+ * list_accounts at 20 ms of round-trip time in 81-96 ms where Neon's WebSocket Pool took 96-105
+ * and its HTTP mode 112-144 (three runs, fastest in each, on this busy machine); cold, the three
+ * were within noise of each other (10-12 round trips' worth for the first call). It also keeps a session per connection,
+ * which HTTP mode has not: prepared statements, and the statement and lock bounds.
  */
-export const NEON_DEFAULT_DRIVER: Exclude<DriverKind, "pglite"> = "neon";
+export const NEON_DEFAULT_DRIVER: Exclude<DriverKind, "pglite"> = "pg";
 
 export interface Handle {
   db: Database;

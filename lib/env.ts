@@ -43,7 +43,7 @@ const envSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   PGLITE_DIR: z.string().trim().min(1).default(".data/pglite"),
-  /** Force the driver for DATABASE_URL; by default hosts ending in .neon.tech use Neon's. */
+  /** Force the driver for DATABASE_URL (default `pg`, Neon hosts too: db/index.ts NEON_DEFAULT_DRIVER). */
   DATABASE_DRIVER: z
     .enum(["pg", "neon", "neon-http"])
     .optional()

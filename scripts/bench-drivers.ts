@@ -9,9 +9,10 @@
  *   (tests/support/neon-local.ts), which reaches PostgreSQL at no added latency, as Neon's proxy
  *   sits beside its compute.
  * Cold: a new process's first call (list_accounts), from spawning `next start` to the answer (the
- * median of `COLD_RUNS` processes), and that first call's own time, from the request the server
- * accepted to its answer (the new connections' round trips without the process's start-up, which
- * on a busy machine varies by seconds). Warm: the median of `WARM_CALLS` sequential calls on the last
+ * median of `COLD_RUNS` processes), and that first call's own time once the route's code is
+ * loaded (a request without a credential, answered 401 without database work, comes first): the
+ * driver's loading and its new connections' round trips, without the process's start-up, which
+ * on a busy machine varies by seconds. Warm: the median of `WARM_CALLS` sequential calls on the last
  * process, after `WARM_UP` calls, of list_accounts (one statement in each of its two round trips)
  * and of get_financial_overview (four statements at once in its second). Each at 2 ms and 20 ms
  * of round-trip time, at 100 ms (where a round trip outweighs this machine's noise, so time / RTT
@@ -111,20 +112,24 @@ export async function benchDrivers(options: Options): Promise<DriverRow[]> {
       stdio: ["ignore", "ignore", "inherit"],
       detached: true,
     });
+    // Ready once the MCP route answers a request without a credential (401: no database work,
+    // but the route's code is loaded); then the timed call.
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (server.exitCode !== null) throw new Error(`next start exited with ${server.exitCode}`);
       if (Date.now() > deadline) throw new Error("the server did not answer within 60 s");
-      try {
-        const firstCallMs = await callOnce();
-        return { server, coldMs: performance.now() - started, firstCallMs };
-      } catch (error) {
-        // Not listening yet (connection refused); anything else is a real failure.
-        const code = (error as { cause?: { code?: string } }).cause?.code;
-        if (code !== "ECONNREFUSED" && code !== "ECONNRESET") throw error;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      const ready = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      })
+        .then((res) => res.text().then(() => res.status === 401))
+        .catch(() => false);
+      if (ready) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    const firstCallMs = await callOnce();
+    return { server, coldMs: performance.now() - started, firstCallMs };
   };
   const stop = async (server: ChildProcess) => {
     if (server.exitCode !== null || !server.pid) return;
