@@ -10,8 +10,9 @@
  *  2. `MCP-Protocol-Version` naming a revision we do not speak → 400.
  *  3. Bearer credential → 401 with the challenge; auth back end down → 503. The body is read
  *     first (no database work), before the credential's slot is taken, within
- *     REQUEST_BODY_TIMEOUT_MS (else 408 and the connection closed), so ONE statement (caller.ts) identifies the caller, counts the
- *     request (each message of a batch) and loads the subscription, connections and timezone.
+ *     REQUEST_BODY_TIMEOUT_MS (else 408 and the connection closed), so ONE statement (caller.ts)
+ *     identifies the caller, counts the request (each message of a batch) and loads the
+ *     subscription, connections and timezone.
  *  4. Per-credential rate limit → 429 with Retry-After.
  *  5. Body over MAX_BODY_BYTES → 413; not JSON → -32700; a JSON-RPC batch under 2025-06-18 →
  *     400 with -32600 (older revisions: at most MAX_BATCH_MESSAGES, each counted by the limit).
