@@ -3,7 +3,7 @@
  * an adapter failure quotes the query's parameters (the session token among them).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { authLogger } from "@/lib/auth-logger";
+import { authDatabaseFailedWithin, authLogger } from "@/lib/auth-logger";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -35,5 +35,25 @@ describe("authLogger", () => {
     );
     authLogger.debug();
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("remembers that the database was unreachable (an adapter failure whose cause says so), not other failures", () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    vi.useFakeTimers();
+    try {
+      vi.advanceTimersByTime(10_000);
+      const wrong = new Error("adapter failed", {
+        cause: Object.assign(new Error("syntax"), { code: "42601" }),
+      });
+      authLogger.error(wrong);
+      expect(authDatabaseFailedWithin(1_000)).toBe(false);
+      const timeout = new Error("adapter failed", { cause: new Error("Query read timeout") });
+      authLogger.error(timeout);
+      expect(authDatabaseFailedWithin(1_000)).toBe(true);
+      vi.advanceTimersByTime(1_500);
+      expect(authDatabaseFailedWithin(1_000)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
