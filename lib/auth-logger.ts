@@ -13,13 +13,28 @@ export function authDatabaseFailedWithin(ms: number): boolean {
 }
 
 /**
+ * True when `error` or what it wraps says the database is unreachable. Auth.js wraps the error it
+ * caught as `cause: { err }` (a SessionTokenError around an AdapterError around the driver's), not
+ * as an Error cause.
+ */
+function saysDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (depth > 6 || error === null || typeof error !== "object") return false;
+  if (isDatabaseUnavailable(error)) return true;
+  const cause = (error as { cause?: unknown }).cause;
+  return saysDatabaseUnavailable(
+    cause instanceof Error ? cause : (cause as { err?: unknown } | undefined)?.err,
+    depth + 1,
+  );
+}
+
+/**
  * Auth.js's own logger prints errors whole: an adapter failure during an outage quotes the failed
  * query with its parameters, the session token among them. Ours logs what failed and where
  * (`describeFailure`: kinds, SQLSTATE, stack frames), never a message; debug output is dropped.
  */
 export const authLogger = {
   error(error: Error) {
-    if (isDatabaseUnavailable(error)) databaseFailedAt = Date.now();
+    if (saysDatabaseUnavailable(error)) databaseFailedAt = Date.now();
     const cause = error.cause instanceof Error ? `; cause: ${describeFailure(error.cause)}` : "";
     console.error(`[auth] ${describeFailure(error)}${cause}`);
   },

@@ -2,6 +2,8 @@
  * Auth.js logs through `authLogger`: what failed and where, never an error's message, which for
  * an adapter failure quotes the query's parameters (the session token among them).
  */
+
+import { AdapterError, SessionTokenError } from "@auth/core/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { authDatabaseFailedWithin, authLogger } from "@/lib/auth-logger";
 
@@ -47,8 +49,13 @@ describe("authLogger", () => {
       });
       authLogger.error(wrong);
       expect(authDatabaseFailedWithin(1_000)).toBe(false);
-      const timeout = new Error("adapter failed", { cause: new Error("Query read timeout") });
-      authLogger.error(timeout);
+      // As Auth.js reports a session look-up that met a frozen database: its own errors wrap the
+      // driver's as `cause: { err }`.
+      const driver = new Error("Failed query", { cause: new Error("Query read timeout") });
+      // (Auth.js's constructors take an Error at run time; their types admit only a message.)
+      const wrap = <T>(Kind: new (m?: string) => T, error: Error): T =>
+        new (Kind as unknown as new (e: Error) => T)(error);
+      authLogger.error(wrap(SessionTokenError, wrap(AdapterError, driver)));
       expect(authDatabaseFailedWithin(1_000)).toBe(true);
       vi.advanceTimersByTime(1_500);
       expect(authDatabaseFailedWithin(1_000)).toBe(false);
