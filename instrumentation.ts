@@ -8,5 +8,7 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { runStartupChecks } = await import("@/lib/billing/startup-check");
     runStartupChecks();
+    const { logOAuthStartupNotices } = await import("@/lib/oauth/startup");
+    logOAuthStartupNotices();
   }
 }

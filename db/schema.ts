@@ -717,12 +717,23 @@ export const oauthClients = pgTable("oauth_clients", {
   clientUri: text(),
   logoUri: text(),
   redirectUris: jsonb().$type<string[]>().notNull(),
-  tokenEndpointAuthMethod: text().$type<"none" | "client_secret_post" | "client_secret_basic">().notNull(),
+  tokenEndpointAuthMethod: text()
+    .$type<"none" | "client_secret_post" | "client_secret_basic" | "private_key_jwt">()
+    .notNull(),
   grantTypes: jsonb().$type<string[]>().notNull(),
   scope: text(),
   createdAt: createdAt(),
   /** Registrations that never complete a grant expire; cleared at the first grant. */
   expiresAt: ts(),
+  /**
+   * Set for a client whose client_id is the URL of its metadata document (CIMD): the row is the
+   * cached document, fetched again after this. Null for clients registered through /register.
+   */
+  documentExpiresAt: ts(),
+  /** private_key_jwt clients (CIMD): where their keys are published, if not inline. */
+  jwksUri: text(),
+  /** private_key_jwt clients: the public keys (the document's `jwks`, or the last fetch of `jwksUri`). */
+  jwks: jsonb().$type<{ keys: Record<string, unknown>[] }>(),
 });
 
 /** A user's approval of a client: what "Connected apps" lists and revokes. */
@@ -762,6 +773,20 @@ export const oauthCodes = pgTable("oauth_codes", {
   consumedAt: ts(),
   createdAt: createdAt(),
 });
+
+/**
+ * The `jti` of every private_key_jwt client assertion accepted (RFC 7523 §3 item 7), kept until
+ * the assertion expires, so no assertion is accepted twice by any server instance.
+ */
+export const oauthClientAssertions = pgTable(
+  "oauth_client_assertions",
+  {
+    clientId: text().notNull(),
+    jti: text().notNull(),
+    expiresAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.jti] }), index().on(t.expiresAt)],
+);
 
 export const oauthTokens = pgTable(
   "oauth_tokens",

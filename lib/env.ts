@@ -125,6 +125,35 @@ const envSchema = z.object({
   /** Per client IP and minute at the OAuth endpoints (429 with Retry-After beyond). */
   OAUTH_REGISTER_PER_MINUTE: positiveInt(20),
   OAUTH_TOKEN_PER_MINUTE: positiveInt(60),
+  /**
+   * Tests only: origins on loopback (`http://127.0.0.1:4555,http://localhost:4556`) whose client
+   * metadata documents are fetched over plain http and without the public-address check. Off
+   * unless set; the server says so at start-up (lib/oauth/startup.ts).
+   */
+  OAUTH_CIMD_TEST_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const origins: string[] = [];
+      for (const entry of (v ?? "").split(",").map((s) => s.trim())) {
+        if (!entry) continue;
+        const url = URL.canParse(entry) ? new URL(entry) : null;
+        if (
+          !url ||
+          !/^https?:$/.test(url.protocol) ||
+          !["127.0.0.1", "[::1]", "localhost"].includes(url.hostname) ||
+          url.origin !== entry.replace(/\/$/, "")
+        ) {
+          ctx.addIssue({
+            code: "custom",
+            message: `comma-separated loopback origins such as http://127.0.0.1:4555 (not ${JSON.stringify(entry)})`,
+          });
+          return z.NEVER;
+        }
+        origins.push(url.origin);
+      }
+      return origins;
+    }),
 });
 
 export type Env = z.infer<typeof envSchema>;

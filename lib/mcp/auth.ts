@@ -19,6 +19,7 @@ import { bearerAuthChallengeResponse, OAuthError, OAuthErrorCode } from "@modelc
 import type { Database } from "@/db";
 import { getOAuthConfig } from "@/lib/oauth/config";
 import { protectedResourceMetadataUrl } from "@/lib/oauth/metadata";
+import { DEFAULT_SCOPE } from "@/lib/oauth/scopes";
 import { loadCaller } from "./caller";
 
 /** Who is calling, as every later step (rate limit, tools, activity log) needs it. */
@@ -66,7 +67,8 @@ export async function verifyBearerToken(
 /**
  * The 401 for a request without a usable credential. With no credential at all the challenge
  * carries no error code (RFC 6750 §3.1); with a bad one it says `invalid_token`. Both point at
- * the protected-resource metadata so clients can start OAuth (RFC 9728 §5.1).
+ * the protected-resource metadata so clients can start OAuth (RFC 9728 §5.1), and name the
+ * scope to ask for (`scope="finance:read"`, MCP authorization "Scope Selection Strategy").
  */
 export function unauthorizedResponse(reason: "missing" | "invalid"): Response {
   const resourceMetadataUrl = protectedResourceMetadataUrl();
@@ -76,7 +78,7 @@ export function unauthorizedResponse(reason: "missing" | "invalid"): Response {
         OAuthErrorCode.InvalidToken,
         "The access token or API key is missing, malformed, revoked or expired",
       ),
-      { resourceMetadataUrl },
+      { resourceMetadataUrl, requiredScopes: [DEFAULT_SCOPE] },
     );
   }
   return Response.json(
@@ -84,7 +86,12 @@ export function unauthorizedResponse(reason: "missing" | "invalid"): Response {
       error: "unauthorized",
       error_description: "Send Authorization: Bearer <API key or OAuth access token>.",
     },
-    { status: 401, headers: { "WWW-Authenticate": `Bearer resource_metadata="${resourceMetadataUrl}"` } },
+    {
+      status: 401,
+      headers: {
+        "WWW-Authenticate": `Bearer resource_metadata="${resourceMetadataUrl}", scope="${DEFAULT_SCOPE}"`,
+      },
+    },
   );
 }
 

@@ -7,9 +7,10 @@
  */
 import type { Database } from "@/db";
 import type { OAuthClient } from "@/db/schema";
-import { getActiveClient } from "./clients";
+import { isMetadataDocumentClient } from "./cimd";
+import { getClient } from "./clients";
 import { getOAuthConfig } from "./config";
-import type { OAuthErrorCode } from "./errors";
+import { OAuthError, type OAuthErrorCode } from "./errors";
 import { isWellFormedS256Challenge } from "./pkce";
 import { matchRedirectUri } from "./redirect-uri";
 import { DEFAULT_SCOPE, isSupportedScope, parseScope } from "./scopes";
@@ -73,7 +74,15 @@ export async function validateAuthorizationRequest(
   const clientId = get("client_id");
   if (!clientId)
     return { kind: "page_error", message: "The request names no client (client_id is missing)." };
-  const client = await getActiveClient(db, clientId);
+  let client: OAuthClient | null;
+  try {
+    client = await getClient(db, clientId);
+  } catch (error) {
+    // A refused client metadata document: say why, on the page (its redirect URIs are untrusted).
+    if (error instanceof OAuthError)
+      return { kind: "page_error", message: `${error.error}: ${error.message}` };
+    throw error;
+  }
   if (!client) {
     return {
       kind: "page_error",
@@ -84,7 +93,10 @@ export async function validateAuthorizationRequest(
   if (!requestedRedirect) return { kind: "page_error", message: "The request has no redirect_uri." };
   const redirectUri = matchRedirectUri(client.redirectUris, requestedRedirect);
   if (!redirectUri) {
-    return { kind: "page_error", message: "The redirect_uri is not one this app registered." };
+    const message = isMetadataDocumentClient(client)
+      ? `The redirect_uri is not listed in this app's client metadata document (${client.clientId}).`
+      : "The redirect_uri is not one this app registered.";
+    return { kind: "page_error", message };
   }
 
   // From here on the redirect URI is trusted: errors go back to the client.
@@ -116,11 +128,11 @@ export async function validateAuthorizationRequest(
     return fail("invalid_target", `The only resource served here is ${resource}.`);
   }
 
+  // A scope we do not have (openid, offline_access, a client's own names) is dropped, not refused
+  // (RFC 6749 §3.3); the token answer states what was granted. Nothing left: the client's scope.
   const allowed = client.scope ? parseScope(client.scope) : parseScope(DEFAULT_SCOPE);
-  const requestedScopes = parseScope(get("scope"));
+  const requestedScopes = parseScope(get("scope")).filter((s) => isSupportedScope(s) && allowed.includes(s));
   const scopes = requestedScopes.length > 0 ? requestedScopes : allowed;
-  const bad = scopes.find((s) => !isSupportedScope(s) || !allowed.includes(s));
-  if (bad) return fail("invalid_scope", `The scope ${bad} is not available to this app.`);
 
   // Every grant needs the user's consent, so a request that forbids any interaction cannot succeed.
   if (parseScope(get("prompt")).includes("none")) {

@@ -1,6 +1,7 @@
 /**
- * OAuth clients: Dynamic Client Registration (RFC 7591) and client authentication at the token
- * and revocation endpoints (RFC 6749 §2.3). Client secrets are stored as SHA-256 only.
+ * OAuth clients: Dynamic Client Registration (RFC 7591), clients known by their metadata document
+ * (cimd.ts), and client authentication at the token and revocation endpoints (RFC 6749 §2.3,
+ * RFC 7523 for private_key_jwt). Client secrets are stored as SHA-256 only.
  */
 import { timingSafeEqual } from "node:crypto";
 import { and, eq, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
@@ -8,10 +9,12 @@ import { z } from "zod";
 import type { Database } from "@/db";
 import { type OAuthClient, oauthClients } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
+import { getMetadataDocumentClient, isMetadataDocumentClientId } from "./cimd";
+import { authenticateWithAssertion } from "./client-assertion";
 import { UNUSED_CLIENT_TTL_SECONDS } from "./config";
 import { OAuthError } from "./errors";
 import { redirectUriProblem } from "./redirect-uri";
-import { isSupportedScope, parseScope } from "./scopes";
+import { DEFAULT_SCOPE, isSupportedScope, parseScope } from "./scopes";
 import { generateSecret, SECRET_PREFIX } from "./secrets";
 
 const AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic"] as const;
@@ -35,6 +38,8 @@ export const clientRegistrationSchema = z.object({
   client_uri: optionalUrl,
   logo_uri: optionalUrl,
   scope: z.string().max(1000).optional(),
+  /** OpenID Connect Registration §2: accepted (native apps send it); nothing depends on it. */
+  application_type: z.enum(["native", "web"]).optional(),
 });
 
 export interface RegisteredClient {
@@ -60,9 +65,9 @@ export async function registerClient(db: Database, body: unknown): Promise<Regis
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError("invalid_redirect_uri", problem);
   }
-  const scopes = parseScope(meta.scope);
-  const unknown = scopes.find((s) => !isSupportedScope(s));
-  if (unknown) throw new OAuthError("invalid_client_metadata", `Unknown scope: ${unknown}.`);
+  // A scope we do not have is dropped, not refused (RFC 6749 §3.3: the server may grant less than
+  // asked); the answer states the scope registered.
+  const scopes = parseScope(meta.scope).filter(isSupportedScope);
 
   const clientSecret =
     meta.token_endpoint_auth_method === "none" ? undefined : generateSecret(SECRET_PREFIX.clientSecret);
@@ -103,8 +108,18 @@ export function clientInformationResponse({ client, clientSecret }: RegisteredCl
     ...(client.clientName ? { client_name: client.clientName } : {}),
     ...(client.clientUri ? { client_uri: client.clientUri } : {}),
     ...(client.logoUri ? { logo_uri: client.logoUri } : {}),
-    ...(client.scope ? { scope: client.scope } : {}),
+    scope: client.scope ?? DEFAULT_SCOPE,
   };
+}
+
+/**
+ * The client named by `clientId`: for a URL, the client its metadata document describes (throws
+ * `invalid_client` naming why a document is refused); otherwise a registration that has not
+ * expired, or null.
+ */
+export async function getClient(db: Database, clientId: string): Promise<OAuthClient | null> {
+  if (isMetadataDocumentClientId(clientId)) return getMetadataDocumentClient(db, clientId);
+  return getActiveClient(db, clientId);
 }
 
 /** A registered client that has not expired, or null. */
@@ -140,6 +155,9 @@ function safeEqual(a: string, b: string): boolean {
 export interface ClientCredentials {
   clientId?: string;
   clientSecret?: string;
+  /** A private_key_jwt `client_assertion` (RFC 7523 §2.2) and its `client_assertion_type`. */
+  assertion?: string;
+  assertionType?: string;
   /** True when the credentials came in an `Authorization: Basic` header. */
   viaBasic: boolean;
 }
@@ -152,6 +170,18 @@ export function readClientCredentials(request: Request, form: URLSearchParams): 
   const header = request.headers.get("authorization");
   const bodyId = form.get("client_id") ?? undefined;
   const bodySecret = form.get("client_secret") ?? undefined;
+  const assertion = form.get("client_assertion") ?? undefined;
+  if (assertion !== undefined) {
+    if (header || bodySecret) {
+      throw new OAuthError("invalid_request", "Use one client authentication method, not two.");
+    }
+    return {
+      clientId: bodyId,
+      assertion,
+      assertionType: form.get("client_assertion_type") ?? undefined,
+      viaBasic: false,
+    };
+  }
   if (header) {
     const match = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header);
     if (!match?.[1]) throw new OAuthError("invalid_client", "Malformed Authorization header.");
@@ -175,13 +205,23 @@ export function readClientCredentials(request: Request, form: URLSearchParams): 
 
 /**
  * Authenticates the client of a token or revocation request. Public clients (`none`) present
- * only their client_id; confidential clients must present their secret (post or basic).
+ * only their client_id; confidential clients must present their secret (post or basic), or a
+ * signed assertion when their metadata document declares `private_key_jwt`.
  * Throws `invalid_client` (401).
  */
 export async function authenticateClient(db: Database, credentials: ClientCredentials): Promise<OAuthClient> {
+  if (credentials.assertion !== undefined) {
+    return authenticateWithAssertion(db, { ...credentials, assertion: credentials.assertion });
+  }
   if (!credentials.clientId) throw new OAuthError("invalid_client", "Client authentication failed.");
-  const client = await getActiveClient(db, credentials.clientId);
+  const client = await getClient(db, credentials.clientId);
   if (!client) throw new OAuthError("invalid_client", "Client authentication failed.");
+  if (client.tokenEndpointAuthMethod === "private_key_jwt") {
+    throw new OAuthError(
+      "invalid_client",
+      "This client authenticates with private_key_jwt: send client_assertion and client_assertion_type.",
+    );
+  }
   if (client.tokenEndpointAuthMethod === "none") {
     if (credentials.clientSecret) {
       throw new OAuthError("invalid_client", "This public client has no secret.");

@@ -2,8 +2,11 @@
  * Discovery documents. Shared file: the MCP work adds `protectedResourceMetadata()` (RFC 9728)
  * beside `authorizationServerMetadata()` (RFC 8414).
  */
+import { ASSERTION_SIGNING_ALGORITHMS } from "./client-assertion";
 import { getOAuthConfig, oauthEndpoints } from "./config";
 import { SUPPORTED_SCOPES } from "./scopes";
+
+const AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic", "private_key_jwt"];
 
 /**
  * Authorization-server metadata, served at `/.well-known/oauth-authorization-server`.
@@ -23,8 +26,13 @@ export function authorizationServerMetadata() {
     response_modes_supported: ["query"],
     grant_types_supported: ["authorization_code", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
-    token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
-    revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
+    // private_key_jwt: for clients known by their metadata document that declare it (ChatGPT).
+    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGORITHMS,
+    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGORITHMS,
+    // A client_id that is an https URL names the client's metadata document (CIMD).
+    client_id_metadata_document_supported: true,
     // RFC 9207: the redirect carries `iss` so a client can tell which server answered.
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${issuer}/`,

@@ -5,10 +5,10 @@
  * blocks show) and as a person who has subscribed and linked a sandbox bank (so balances, accounts
  * and answers with data show). On /dashboard/tools a tool is run first, so its answer is checked too.
  */
-import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  axe,
   e2eServer,
   launchBrowser,
   linkFirstSandboxBank,
@@ -18,7 +18,6 @@ import {
 } from "./helpers";
 
 const server = e2eServer();
-const AXE_PATH = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 /** Signed out first (the landing and sign-in pages), then signed in. */
 const SIGNED_OUT = ["/", "/sign-in"];
 const PAGES = [
@@ -36,36 +35,6 @@ const SIZES = [
   { name: "desktop", width: 1280, height: 800 },
   { name: "phone", width: 390, height: 844 },
 ] as const;
-
-interface Finding {
-  id: string;
-  impact: string;
-  targets: string[];
-}
-
-async function axe(page: Page): Promise<Finding[]> {
-  await page.addScriptTag({ path: AXE_PATH });
-  return page.evaluate(async () => {
-    const w = window as unknown as {
-      axe: {
-        run: (
-          ctx: Document,
-          opts: object,
-        ) => Promise<{
-          violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
-        }>;
-      };
-    };
-    const result = await w.axe.run(document, { resultTypes: ["violations"] });
-    return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => ({
-        id: v.id,
-        impact: v.impact,
-        targets: v.nodes.map((n) => n.target.join(" ")).slice(0, 3),
-      }));
-  });
-}
 
 describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
   let browser: Browser;

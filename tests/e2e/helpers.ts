@@ -19,6 +19,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, promises as fs } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { inject } from "vitest";
@@ -213,4 +214,37 @@ export function watchCspViolations(page: Page): string[] {
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
   return violations;
+}
+
+const AXE_PATH = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+export interface Finding {
+  id: string;
+  impact: string;
+  targets: string[];
+}
+
+/** The serious and critical axe-core violations on the page as it is now. */
+export async function axe(page: Page): Promise<Finding[]> {
+  await page.addScriptTag({ path: AXE_PATH });
+  return page.evaluate(async () => {
+    const w = window as unknown as {
+      axe: {
+        run: (
+          ctx: Document,
+          opts: object,
+        ) => Promise<{
+          violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
+        }>;
+      };
+    };
+    const result = await w.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        targets: v.nodes.map((n) => n.target.join(" ")).slice(0, 3),
+      }));
+  });
 }

@@ -244,6 +244,7 @@ describe("401 with a challenge for every unusable credential", () => {
     expect(challenge.startsWith("Bearer ")).toBe(true);
     expect(challenge).toContain('error="invalid_token"');
     expect(challenge).toContain(metadata());
+    expect(challenge).toContain('scope="finance:read"');
     return answer;
   }
 
@@ -251,7 +252,7 @@ describe("401 with a challenge for every unusable credential", () => {
     const answer = await rpc(mcpUrl, initializeRequest("2025-06-18"));
     expect(answer.status).toBe(401);
     const challenge = answer.headers.get("www-authenticate") ?? "";
-    expect(challenge).toBe(`Bearer ${metadata()}`);
+    expect(challenge).toBe(`Bearer ${metadata()}, scope="finance:read"`);
     expect(challenge).not.toContain("error=");
   });
 
@@ -314,7 +315,7 @@ describe("401 with a challenge for every unusable credential", () => {
       initializeRequest("2025-06-18"),
     );
     expect(answer.status).toBe(401);
-    expect(answer.headers.get("www-authenticate")).toBe(`Bearer ${metadata()}`);
+    expect(answer.headers.get("www-authenticate")).toBe(`Bearer ${metadata()}, scope="finance:read"`);
   });
 });
 

@@ -113,12 +113,25 @@ describe("authorize: errors after the redirect URI is trusted go back to the cli
     }
   });
 
-  it("an unknown scope → invalid_scope", async () => {
+  it("a scope we do not have is dropped, not refused (RFC 6749 §3.3): the code carries what is granted", async () => {
     const db = getDb();
     const user = await createSignedInUser(db);
     const client = await registerClient();
-    const params = authorizationParams(client, pkcePair().challenge, { scope: "finance:read finance:write" });
-    expectRedirectError(await postConsent(user, params), client.redirectUri, "invalid_scope");
+    for (const [scope, granted] of [
+      ["finance:read finance:write offline_access", "finance:read"],
+      ["openid offline_access mcp:tools", "finance:read"],
+    ]) {
+      const params = authorizationParams(client, pkcePair().challenge, { scope });
+      const res = await postConsent(user, params);
+      expect(res.status).toBe(303);
+      const code = new URL(res.headers.get("location")!).searchParams.get("code");
+      expect(code, scope).toMatch(/^llac_/);
+      const [row] = await db
+        .select()
+        .from(oauthCodes)
+        .where(eq(oauthCodes.codeHash, hashSecret(code!)));
+      expect(row?.scope, scope).toBe(granted);
+    }
   });
 
   it("Deny → access_denied with the state", async () => {

@@ -34,7 +34,12 @@ describe("authorization-server metadata (RFC 8414)", () => {
       "none",
       "client_secret_post",
       "client_secret_basic",
+      "private_key_jwt",
     ]);
+    expect(meta.token_endpoint_auth_signing_alg_values_supported).toContain("RS256");
+    expect(meta.token_endpoint_auth_signing_alg_values_supported).not.toContain("HS256");
+    expect(meta.client_id_metadata_document_supported).toBe(true);
+    // offline_access changes nothing (refresh tokens come with the refresh_token grant): not listed.
     expect(meta.scopes_supported).toEqual(["finance:read"]);
   });
 });
@@ -54,6 +59,18 @@ describe("dynamic client registration (RFC 7591)", () => {
     "vbscript:msgbox(1)",
     "ftp://example.com/cb",
     "myapp://callback",
+    // Private-use schemes must be in reverse-DNS form; browser and system schemes never are.
+    "cursor://callback",
+    "cursor:oauth/callback",
+    "javascript://example.com/%0aalert(1)",
+    "JAVASCRIPT://example.com/%0aalert(1)",
+    "data://example.com/x",
+    "file://example.com/etc/passwd",
+    "intent://example.com/x",
+    "wss://example.com/cb",
+    "about:blank",
+    " cursor://anysphere.cursor-mcp/oauth/callback",
+    "cursor://anysphere.cursor-mcp/oauth/callback#x",
     "https://example.com/cb#fragment",
     "https://example.com/cb#",
     "http://example.com/cb",
@@ -93,13 +110,48 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(body.client_secret).toBeUndefined();
   });
 
-  it("rejects missing redirect_uris, unknown scopes, unsupported grant types and non-JSON", async () => {
+  it.each([
+    "cursor://anysphere.cursor-mcp/oauth/callback",
+    "com.example.app:/oauth2redirect",
+    "vscode://vscode.github-authentication/did-authenticate",
+  ])("accepts the native app's private-use scheme %s (RFC 8252 §7.1)", async (uri) => {
+    const res = await register({ redirect_uris: [uri], token_endpoint_auth_method: "none" });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { redirect_uris: string[] }).redirect_uris).toEqual([uri]);
+  });
+
+  it("drops a scope we do not have and states the scope registered (RFC 6749 §3.3)", async () => {
+    for (const [scope, stated] of [
+      ["mcp:tools", "finance:read"],
+      ["finance:read admin offline_access", "finance:read"],
+      [undefined, "finance:read"],
+    ]) {
+      const res = await register({ redirect_uris: ["https://example.com/cb"], scope });
+      expect(res.status, String(scope)).toBe(201);
+      expect(((await res.json()) as { scope: string }).scope, String(scope)).toBe(stated);
+    }
+  });
+
+  it("accepts application_type native or web, and names a wrong one", async () => {
+    for (const applicationType of ["native", "web"]) {
+      const res = await register({
+        redirect_uris: ["http://127.0.0.1:9/cb"],
+        token_endpoint_auth_method: "none",
+        application_type: applicationType,
+      });
+      expect(res.status).toBe(201);
+    }
+    const wrong = await register({ redirect_uris: ["https://example.com/cb"], application_type: "robot" });
+    expect(wrong.status).toBe(400);
+    const body = (await wrong.json()) as { error: string; error_description: string };
+    expect(body.error).toBe("invalid_client_metadata");
+    expect(body.error_description).toContain("application_type");
+  });
+
+  it("rejects missing redirect_uris, unsupported grant types and non-JSON", async () => {
     const missing = await register({ client_name: "x" });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: string }).error).toBe("invalid_redirect_uri");
-    const scope = await register({ redirect_uris: ["https://example.com/cb"], scope: "finance:read admin" });
-    expect(scope.status).toBe(400);
-    expect(((await scope.json()) as { error: string }).error).toBe("invalid_client_metadata");
     const grant = await register({ redirect_uris: ["https://example.com/cb"], grant_types: ["implicit"] });
     expect(grant.status).toBe(400);
     expect(((await grant.json()) as { error: string }).error).toBe("invalid_client_metadata");

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
+import { OAuthClientIdentity } from "@/components/oauth-client-identity";
 import { getDb } from "@/db";
 import { users } from "@/db/schema";
 import { AUTHORIZATION_PARAMS, validateAuthorizationRequest } from "@/lib/oauth/authorize";
@@ -75,17 +76,13 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
     .from(users)
     .where(eq(users.id, session.userId))
     .limit(1);
-  const appName = request.client.clientName ?? "An unnamed app";
-  const redirectHost = new URL(request.redirectUri).host;
   const scopes = parseScope(request.scope).filter(isSupportedScope);
 
   return (
     <main className="mx-auto max-w-lg px-6 py-12 sm:py-16">
       <Brand />
-      <h1 className="text-2xl font-semibold">
-        Connect <span id="client-name">{appName}</span> to your Ledgerlink account?
-      </h1>
-      <p className="mt-2 text-sm text-slate-600">Signed in as {user?.email ?? "you"}.</p>
+      <OAuthClientIdentity client={request.client} redirectUri={request.redirectUri} />
+      <p className="mt-4 text-sm text-slate-600">Signed in as {user?.email ?? "you"}.</p>
 
       <section className="mt-6 rounded-md border border-slate-200 bg-white p-4">
         <h2 className="font-medium">It will be able to:</h2>
@@ -102,22 +99,6 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
         </p>
         <p className="mt-4 text-sm text-slate-600">
           Its access lasts a year unless you keep it, and you can revoke it at any time under Connected apps.
-        </p>
-      </section>
-
-      <section className="mt-4 text-sm text-slate-700">
-        <p>
-          After you approve, you will be sent to <strong id="redirect-host">{redirectHost}</strong> (
-          <code className="break-all">{request.redirectUri}</code>).
-        </p>
-        {request.client.clientUri ? (
-          <p className="mt-1">
-            The app says its website is <code className="break-all">{request.client.clientUri}</code>.
-          </p>
-        ) : null}
-        <p className="mt-1 text-slate-500">
-          Ledgerlink does not vet apps that register themselves: the name above is the app's own. Approve only
-          if you started this from an app you trust. You can disconnect it at any time under Connected apps.
         </p>
       </section>
 
