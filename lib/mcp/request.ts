@@ -20,8 +20,9 @@ import {
   isJSONRPCNotification,
   isJSONRPCRequest,
   PROTOCOL_VERSION_META_KEY,
-  readRequestBody,
 } from "@modelcontextprotocol/server";
+import { getEnv } from "@/lib/env";
+import { REQUEST_TIMEOUT_HEADERS, readBodyWithin } from "@/lib/request-body";
 import { type JsonRpcId, jsonRpcError } from "./answer";
 
 /** The protocol eras one endpoint serves. */
@@ -36,6 +37,8 @@ export interface McpRequest {
   message: unknown;
   /** 400 (unreadable, not JSON) or 413 (over MAX_BODY_BYTES), answered once the caller is counted. */
   bodyError?: Response;
+  /** 408 when the body did not arrive within REQUEST_BODY_TIMEOUT_MS: answered at once, the connection closed. */
+  timedOut?: Response;
   /** The JSON-RPC method of a single message (a batch has none). */
   method?: string;
   /** The tool a `tools/call` names. */
@@ -53,10 +56,24 @@ export interface McpRequest {
 
 /** Reads and parses the body (bounded, no database work) and decides the request's era. */
 export async function readMcpRequest(req: Request): Promise<McpRequest> {
-  const read = await readRequestBody(req, MAX_BODY_BYTES).catch(() => undefined);
-  if (!read)
+  // Within a deadline: the endpoint reads the body before it takes the credential's slot, and a
+  // client sending it slowly must hold nothing for longer than this.
+  const timeoutMs = getEnv().REQUEST_BODY_TIMEOUT_MS;
+  const read = await readBodyWithin(req, { maxBytes: MAX_BODY_BYTES, timeoutMs });
+  if (read.kind === "timed_out") {
+    const timedOut = jsonRpcError(
+      408,
+      -32000,
+      `Request Timeout: the body must arrive within ${timeoutMs / 1000} s`,
+      {
+        headers: REQUEST_TIMEOUT_HEADERS,
+      },
+    );
+    return { ...unreadable(req, timedOut), timedOut };
+  }
+  if (read.kind === "failed")
     return unreadable(req, jsonRpcError(400, -32700, "Parse error: the request body could not be read"));
-  if (read.tooLarge)
+  if (read.kind === "too_large")
     return unreadable(
       req,
       jsonRpcError(413, -32000, `Payload Too Large: the body must not exceed ${MAX_BODY_BYTES} bytes`),

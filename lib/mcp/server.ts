@@ -9,9 +9,11 @@
  *  1. `Origin` present and not APP_URL's origin → 403 (DNS rebinding; the spec's MUST), and for a
  *     loopback APP_URL a `Host` that is not loopback → 403.
  *  2. No usable bearer credential → 401 with the challenge. The database unreachable → 503.
- *  3. A slot among the credential's requests on a pooled database → 503 Busy when none frees.
- *  4. The body read (at most MAX_BODY_BYTES, no database work) and the request described: its
- *     era, method, tool and protocol revision (`McpRequest`).
+ *  3. The body read (at most MAX_BODY_BYTES, no database work, within REQUEST_BODY_TIMEOUT_MS,
+ *     else 408 and the connection closed) and the request described: its era, method, tool and
+ *     protocol revision (`McpRequest`).
+ *  4. A slot among the credential's requests on a pooled database → 503 Busy when none frees
+ *     (taken only once the body is read: a slow sender holds none).
  *  5. What the era refuses before any database work: a 2025-era header naming no revision we
  *     know → 400.
  *  6. ONE statement (caller.ts) identifies the caller, counts the request (each message of a
@@ -106,9 +108,8 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     return caller.count > limit ? rateLimited(limit, caller.retryAfterSeconds, request.errorId) : undefined;
   }
 
-  /** Steps 4 to 9 for a request that carries a well-formed bearer token. */
-  async function answer(req: Request, token: string, db: Database): Promise<Response> {
-    const request = await readMcpRequest(req);
+  /** Steps 5 to 9 for a request that carries a well-formed bearer token and whose body was read. */
+  async function answer(req: Request, token: string, db: Database, request: McpRequest): Promise<Response> {
     const era = eras[request.era];
     const early = era.refuseEarly(req, request);
     if (early) return early;
@@ -142,8 +143,12 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     if (!token) return unauthorizedResponse("invalid");
     const db = await openDb().catch(() => null);
     if (!db) return authUnavailableResponse();
+    // The body before the credential's slot: a client sending it slowly holds no slot, and is
+    // answered 408 (its connection closed) once REQUEST_BODY_TIMEOUT_MS has passed.
+    const request = await readMcpRequest(req);
+    if (request.timedOut) return request.timedOut;
     // Embedded PGlite has no pool to protect (one connection, statements queue in order).
-    if (!isPooled(db)) return answer(req, token, db);
+    if (!isPooled(db)) return answer(req, token, db, request);
     const release = await credentialSlots().acquire(authorization);
     if (!release) {
       return jsonRpcError(
@@ -164,7 +169,7 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
     req.signal.addEventListener("abort", release, { once: true });
     // Both eras read the answer whole before it leaves, so the slot is free once it is made.
     try {
-      return await answer(req, token, db);
+      return await answer(req, token, db, request);
     } finally {
       req.signal.removeEventListener("abort", release);
       release();
