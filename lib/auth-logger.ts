@@ -1,5 +1,32 @@
-import { failureFields } from "@/lib/errors";
+import { failureFields, isDatabaseUnavailable } from "@/lib/errors";
 import { log } from "@/lib/log";
+
+/** When Auth.js last met an unreachable database (it logs an adapter failure and answers "no session"). */
+let databaseFailedAt = Number.NEGATIVE_INFINITY;
+
+/**
+ * True when Auth.js logged an unreachable database within the last `ms`: the session look-up it
+ * just answered "no session" did not fail for want of a session, and asking the database again
+ * would only wait out the same bound a second time.
+ */
+export function authDatabaseFailedWithin(ms: number): boolean {
+  return Date.now() - databaseFailedAt < ms;
+}
+
+/**
+ * True when `error` or what it wraps says the database is unreachable. Auth.js wraps the error it
+ * caught as `cause: { err }` (a SessionTokenError around an AdapterError around the driver's), not
+ * as an Error cause.
+ */
+function saysDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (depth > 6 || error === null || typeof error !== "object") return false;
+  if (isDatabaseUnavailable(error)) return true;
+  const cause = (error as { cause?: unknown }).cause;
+  return saysDatabaseUnavailable(
+    cause instanceof Error ? cause : (cause as { err?: unknown } | undefined)?.err,
+    depth + 1,
+  );
+}
 
 /**
  * Auth.js's own logger prints errors whole: an adapter failure during an outage quotes the failed
@@ -9,6 +36,7 @@ import { log } from "@/lib/log";
  */
 export const authLogger = {
   error(error: Error) {
+    if (saysDatabaseUnavailable(error)) databaseFailedAt = Date.now();
     log.error("auth.error", failureFields(error));
   },
   warn(code: string) {

@@ -21,7 +21,7 @@ import type { EmailConfig } from "next-auth/providers/email";
 import GitHub from "next-auth/providers/github";
 import { getDb } from "@/db";
 import { authAccounts, sessions, users, verificationTokens } from "@/db/schema";
-import { authLogger } from "@/lib/auth-logger";
+import { authDatabaseFailedWithin, authLogger } from "@/lib/auth-logger";
 import { type Env, getEnv } from "@/lib/env";
 import { AppError, failureFields } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -149,6 +149,10 @@ export async function requirePageUser(): Promise<SessionUser> {
 }
 
 async function assertDatabaseReachable(): Promise<void> {
+  // Auth.js's own look-up just met the database unreachable (a frozen one takes the statement
+  // bound to say so): answer at once instead of waiting that bound again (7.2 s → 3.7 s).
+  if (authDatabaseFailedWithin(1_000))
+    throw new AppError("unavailable", "Ledgerlink is briefly unavailable. Please try again in a moment.");
   try {
     await (await getDb()).execute(sql`select 1`);
   } catch (error) {

@@ -112,17 +112,21 @@ const NETWORK_CODES = new Set([
  * True when `error` (or its cause) says the database is unreachable or overloaded rather than
  * that the request was wrong: connection failures (SQLSTATE class 08, Node socket errors), the
  * server shutting down or refusing connections (57P01–57P03, 53300), a statement cancelled by
- * our timeout (57014), and the drivers' own timeouts and closed connections. Entry points answer
+ * our timeout (57014) or that gave up waiting for a lock (55P03), and the drivers' own timeouts and closed connections (Neon's HTTP mode: a
+ * request that failed or was aborted, or a 5xx from its endpoint). Entry points answer
  * these 503 with Retry-After, everything else unexpected 500.
  */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 3) return false;
   const code = sqlState(error);
-  if (code && (code.startsWith("08") || ["57P01", "57P02", "57P03", "53300", "57014"].includes(code)))
+  if (
+    code &&
+    (code.startsWith("08") || ["57P01", "57P02", "57P03", "53300", "57014", "55P03"].includes(code))
+  )
     return true;
   if (code && NETWORK_CODES.has(code)) return true;
   if (
-    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection timeout|Client has encountered a connection error|PGlite is closed/i.test(
+    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection timeout|Client has encountered a connection error|PGlite is closed|Error connecting to database|Server error \(HTTP status 5\d\d\)/i.test(
       error.message,
     )
   )

@@ -239,7 +239,8 @@ function finish(traced: Traced, seconds: number): void {
     attributes["rpc.response.status_code"] = operation.rpcCode;
     span.setAttribute("rpc.response.status_code", operation.rpcCode);
   }
-  if (!attributes["mcp.protocol.version"] && operation.protocolVersion) {
+  // An initialize's revision is the one its answer negotiated, not the one it asked for.
+  if (operation.protocolVersion && attributes["mcp.protocol.version"] !== operation.protocolVersion) {
     attributes["mcp.protocol.version"] = operation.protocolVersion;
     span.setAttribute("mcp.protocol.version", operation.protocolVersion);
   }
