@@ -30,12 +30,13 @@ async function main() {
   const what = run
     ? `${run.applied} migration${run.applied === 1 ? "" : "s"} applied${run.waitedMs > 0 ? `, after waiting ${run.waitedMs} ms for the lock` : ""}`
     : "up to date";
+  const ms = Math.round(performance.now() - started);
   log.info("db.migrated", {
     target,
-    ms: Math.round(performance.now() - started),
+    ms,
     applied: run?.applied ?? 0,
     lock_waited_ms: run?.waitedMs ?? 0,
-    detail: `Migrated the ${target} (${what}).`,
+    detail: `Migrated the ${target} in ${ms} ms (${what}).`,
   });
 }
 
