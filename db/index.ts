@@ -12,6 +12,8 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
+import { log } from "@/lib/log";
+import { statementTelemetry } from "@/lib/telemetry";
 import { type MigrationRun, migrateUnderLock } from "./migration-lock";
 import * as schema from "./schema";
 
@@ -62,6 +64,9 @@ export async function openDatabase(options: {
   onMigrationWait?: () => void;
 }): Promise<Handle> {
   const config = { schema, casing: "snake_case" as const };
+  // Every handle tells telemetry (lib/telemetry.ts: the request's statement count, a span per
+  // statement when tracing); a caller's own observer hears the same statements.
+  const observers = options.observe ? [statementTelemetry, options.observe] : [statementTelemetry];
   if (!options.url) {
     const { drizzle } = await import("drizzle-orm/pglite");
     // Loaded only here: a server database never loads PGlite.
@@ -84,7 +89,7 @@ export async function openDatabase(options: {
           }
         : null,
     });
-    if (options.observe) observeCalls(client, ["query"], options.observe);
+    observeCalls(client, ["query"], observers);
     const db = drizzle({ client: client as never, ...config });
     if (options.migrate !== false) {
       const { migrate } = await import("drizzle-orm/pglite/migrator");
@@ -113,7 +118,7 @@ export async function openDatabase(options: {
               // `fullResults`: answers as node-postgres gives them ({ rows, fields }), which
               // db/fixed-statement.ts reads; drizzle asks for its own shape on every call anyway.
               const client = neon(url, { fullResults: true });
-              if (options.observe) observeCalls(client, ["query"], options.observe);
+              observeCalls(client, ["query"], observers);
               const db = overHttp({ client, ...config }) as unknown as Database;
               db.transaction = pooled.transaction.bind(pooled) as Database["transaction"];
               return db;
@@ -121,6 +126,7 @@ export async function openDatabase(options: {
           }
         : {}),
       options,
+      observers,
     });
   }
   const { Pool } = await import("pg");
@@ -133,6 +139,7 @@ export async function openDatabase(options: {
       await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
     },
     options,
+    observers,
   });
 }
 
@@ -182,7 +189,8 @@ async function openPools<P extends PoolLike>(
     migrate: (db: Database) => Promise<void>;
     /** The database requests use in front of the request pool's (default: the pool's own). */
     front?: (pooled: Database) => Promise<Database>;
-    options: { migrate?: boolean; observe?: QueryObserver; onMigrationWait?: () => void };
+    options: { migrate?: boolean; onMigrationWait?: () => void };
+    observers: QueryObserver[];
   },
 ): Promise<Handle> {
   const { attachDatabasePool } = await import("@vercel/functions");
@@ -193,7 +201,7 @@ async function openPools<P extends PoolLike>(
     // instead of being suspended holding them (a no-op elsewhere).
     attachDatabasePool(pool as never);
     if (purpose === "requests" && getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
-    if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
+    observeCalls(pool, ["query"], driver.observers);
     return { pool, db: driver.drizzle(pool) };
   };
   const main = open("requests");
@@ -301,28 +309,54 @@ function statementName(text: string): string {
   return name;
 }
 
-/** Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered. */
+/**
+ * Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered.
+ * `started` may return a function told when that same statement is answered, with its error when
+ * it failed (statements run side by side, so `finished` alone cannot say which one ended).
+ */
 export interface QueryObserver {
-  started(text: string): void;
+  started(text: string): undefined | ((error?: unknown) => void);
   finished(): void;
 }
 
-/** Wraps `methods` of a driver client so `observer` hears every call (statements outside transactions). */
-function observeCalls(client: object, methods: string[], observer: QueryObserver): void {
+/** Wraps `methods` of a driver client so `observers` hear every call (statements outside transactions). */
+function observeCalls(client: object, methods: string[], observers: readonly QueryObserver[]): void {
   const target = client as Record<string, unknown>;
   for (const name of methods) {
     const original = target[name];
     if (typeof original !== "function") continue;
     target[name] = function (this: unknown, ...args: unknown[]) {
       const first = args[0];
-      observer.started(typeof first === "string" ? first : String((first as { text?: string })?.text ?? ""));
-      const result = (original as (...a: unknown[]) => unknown).apply(this, args);
-      if (result instanceof Promise) return result.finally(() => observer.finished());
+      const text = typeof first === "string" ? first : String((first as { text?: string })?.text ?? "");
+      const ends = observers.map((observer) => observer.started(text));
+      const settle = (error?: unknown) => {
+        for (const observer of observers) observer.finished();
+        for (const end of ends) end?.(error);
+      };
+      let result: unknown;
+      try {
+        result = (original as (...a: unknown[]) => unknown).apply(this, args);
+      } catch (error) {
+        settle(error);
+        throw error;
+      }
       // Neon's HTTP queries are thenables sent when first awaited: await it now, as it is counted.
-      if (typeof (result as PromiseLike<unknown> | null)?.then === "function")
-        return Promise.resolve(result).finally(() => observer.finished());
-      observer.finished();
-      return result;
+      if (!(result instanceof Promise) && typeof (result as PromiseLike<unknown> | null)?.then === "function")
+        result = Promise.resolve(result);
+      if (!(result instanceof Promise)) {
+        settle();
+        return result;
+      }
+      return result.then(
+        (value) => {
+          settle();
+          return value;
+        },
+        (error: unknown) => {
+          settle(error);
+          throw error;
+        },
+      );
     };
   }
 }
@@ -374,7 +408,7 @@ function poolBounds(purpose: Purpose) {
  * next request opens a new one.
  */
 function poolErrorListener(error: Error): void {
-  console.error("A pooled database connection failed and was discarded:", error.name);
+  log.error("db.pooled_connection_failed", { error: error.name });
 }
 
 // One handle per process, kept on globalThis so `next dev` reloads do not open PGlite twice.

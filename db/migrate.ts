@@ -8,6 +8,7 @@
  */
 import { openDatabase } from "@/db";
 import { getEnv } from "@/lib/env";
+import { log } from "@/lib/log";
 
 async function main() {
   const env = getEnv();
@@ -19,9 +20,9 @@ async function main() {
     migrate: true,
     driver: env.DATABASE_DRIVER,
     onMigrationWait: () =>
-      console.log(
-        "Another migration holds the lock (a deployment building at the same time): waiting for it.",
-      ),
+      log.info("db.migration_waiting", {
+        detail: "Another migration holds the lock (a deployment building at the same time): waiting for it.",
+      }),
   });
   await handle.close();
   const target = url ? `${handle.kind} database` : `PGlite in ${env.PGLITE_DIR}`;
@@ -29,10 +30,18 @@ async function main() {
   const what = run
     ? `${run.applied} migration${run.applied === 1 ? "" : "s"} applied${run.waitedMs > 0 ? `, after waiting ${run.waitedMs} ms for the lock` : ""}`
     : "up to date";
-  console.log(`Migrated the ${target} in ${Math.round(performance.now() - started)} ms (${what}).`);
+  const ms = Math.round(performance.now() - started);
+  log.info("db.migrated", {
+    target,
+    ms,
+    applied: run?.applied ?? 0,
+    lock_waited_ms: run?.waitedMs ?? 0,
+    detail: `Migrated the ${target} in ${ms} ms (${what}).`,
+  });
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  // The message names the failed migration's statement; DDL carries no person's data.
+  log.error("db.migrate_failed", { detail: error instanceof Error ? error.message : String(error) });
   process.exit(1);
 });

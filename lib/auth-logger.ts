@@ -1,4 +1,5 @@
-import { describeFailure, isDatabaseUnavailable } from "@/lib/errors";
+import { failureFields, isDatabaseUnavailable } from "@/lib/errors";
+import { log } from "@/lib/log";
 
 /** When Auth.js last met an unreachable database (it logs an adapter failure and answers "no session"). */
 let databaseFailedAt = Number.NEGATIVE_INFINITY;
@@ -30,16 +31,16 @@ function saysDatabaseUnavailable(error: unknown, depth = 0): boolean {
 /**
  * Auth.js's own logger prints errors whole: an adapter failure during an outage quotes the failed
  * query with its parameters, the session token among them. Ours logs what failed and where
- * (`describeFailure`: kinds, SQLSTATE, stack frames), never a message; debug output is dropped.
+ * (`failureFields`: kinds, SQLSTATE, the cause's kind, stack frames), never a message; debug
+ * output is dropped.
  */
 export const authLogger = {
   error(error: Error) {
     if (saysDatabaseUnavailable(error)) databaseFailedAt = Date.now();
-    const cause = error.cause instanceof Error ? `; cause: ${describeFailure(error.cause)}` : "";
-    console.error(`[auth] ${describeFailure(error)}${cause}`);
+    log.error("auth.error", failureFields(error));
   },
   warn(code: string) {
-    console.warn(`[auth] warning: ${code}`);
+    log.warn("auth.warning", { code });
   },
   debug() {},
 };

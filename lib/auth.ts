@@ -23,7 +23,8 @@ import { getDb } from "@/db";
 import { authAccounts, sessions, users, verificationTokens } from "@/db/schema";
 import { authDatabaseFailedWithin, authLogger } from "@/lib/auth-logger";
 import { type Env, getEnv } from "@/lib/env";
-import { AppError, describeFailure } from "@/lib/errors";
+import { AppError, failureFields } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { SESSION_COOKIE_NAMES } from "@/lib/oauth/session";
 
 declare module "next-auth" {
@@ -60,8 +61,9 @@ function emailProvider(env: Env, transport: "smtp" | "log"): EmailConfig {
     maxAge: LINK_LIFETIME_SECONDS,
     async sendVerificationRequest({ identifier, url }) {
       if (transport === "log") {
-        // Development (or an explicit EMAIL_TRANSPORT=log): the log is the mailbox.
-        console.info(`[auth] Sign-in link for ${identifier}: ${url}`);
+        // Development (or an explicit EMAIL_TRANSPORT=log): the log is the mailbox. The one line
+        // that carries a secret and an email, by design; its fields say so.
+        log.info("auth.sign_in_link", { transport: "log", email: identifier, sign_in_link: url });
         return;
       }
       const { createTransport } = await import("nodemailer");
@@ -154,7 +156,7 @@ async function assertDatabaseReachable(): Promise<void> {
   try {
     await (await getDb()).execute(sql`select 1`);
   } catch (error) {
-    console.error(`[auth] session check: database unavailable: ${describeFailure(error)}`);
+    log.error("auth.session_check_unavailable", failureFields(error));
     throw new AppError("unavailable", "Ledgerlink is briefly unavailable. Please try again in a moment.");
   }
 }

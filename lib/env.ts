@@ -125,6 +125,19 @@ const envSchema = z.object({
   /** Per client IP and minute at the OAuth endpoints (429 with Retry-After beyond). */
   OAUTH_REGISTER_PER_MINUTE: positiveInt(20),
   OAUTH_TOKEN_PER_MINUTE: positiveInt(60),
+  /** Log lines below this level are not written (lib/log.ts reads it straight from the environment). */
+  LOG_LEVEL: z
+    .enum(["info", "warn", "error"])
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  /**
+   * OpenTelemetry traces and metrics are exported (OTLP over HTTP) only when this is set
+   * (lib/telemetry-sdk.ts); the other OTEL_* settings are read by the SDK itself.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: "an absolute http(s) URL of an OTLP collector" })
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   /**
    * Tests only: origins on loopback (`http://127.0.0.1:4555,http://localhost:4556`) whose client
    * metadata documents are fetched over plain http and without the public-address check. Off

@@ -10,6 +10,8 @@
  * https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle
  */
 import { createMcpHandler, ProtocolError } from "@modelcontextprotocol/server";
+import { failureFields } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { readWhole } from "./answer";
 import { buildMcpServer, type ServerProfile } from "./build-server";
 import type { ToolDefinition } from "./define-tool";
@@ -31,7 +33,7 @@ const PROFILE: ServerProfile = {
  */
 function reportFailure(error: Error): void {
   if (error instanceof ProtocolError || /^(Rejected |Unsupported Media Type)/.test(error.message)) return;
-  console.error("MCP (2026-07-28) serving failed:", error.name);
+  log.error("mcp.serving_failed", { era: "2026-07-28", ...failureFields(error) });
 }
 
 /** The 2026-07-28 era of an endpoint serving `tools`. */

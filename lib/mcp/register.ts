@@ -24,11 +24,13 @@ import type { z } from "zod";
 import type { Database } from "@/db";
 import type { AccessState } from "@/lib/access";
 import { recordToolCallLater, type ToolCallStatus } from "@/lib/activity";
-import { describeFailure, isAppError } from "@/lib/errors";
+import { failureFields, isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { findUnsafeText } from "@/lib/safe-text";
 import type { McpCredential } from "./credential";
 import type { ToolContext, ToolDefinition } from "./define-tool";
 import { envelopeSchema, type Warning } from "./envelope";
+import { markToolError } from "./telemetry";
 
 /** What a registered tool needs to know about the caller; fixed for one request (lib/mcp/caller.ts). */
 export interface ToolAuthContext {
@@ -386,7 +388,11 @@ export async function runTool(
       page: out.page,
     });
     if (!envelope.success) {
-      console.error(`Tool ${tool.name} returned data that does not match its schema:`, envelope.error.issues);
+      log.error("mcp.tool_answer_invalid", {
+        tool: tool.name,
+        // Where the answer broke the schema, never what it held (issues can quote the values).
+        paths: envelope.error.issues.map((issue) => issue.path.join(".")),
+      });
       return errorResult(GENERIC_FAILURE);
     }
     status = "ok";
@@ -396,9 +402,10 @@ export async function runTool(
       status = "invalid_arguments";
       return errorResult(error.message);
     }
-    console.error(`Tool ${tool.name} failed:`, describeFailure(error));
+    log.error("mcp.tool_failed", { tool: tool.name, ...failureFields(error) });
     return errorResult(GENERIC_FAILURE);
   } finally {
+    if (status === "error" || status === "invalid_arguments") markToolError();
     recordToolCallLater(db, {
       userId: credential.userId,
       credentialKind: credential.kind,

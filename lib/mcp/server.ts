@@ -28,8 +28,11 @@ import { hostHeaderValidationResponse, localhostAllowedHostnames } from "@modelc
 import { type Database, getDb, isPooled } from "@/db";
 import { defer } from "@/lib/deferred";
 import { getEnv } from "@/lib/env";
+import { failureFields } from "@/lib/errors";
 import { createKeyedSlots, type KeyedSlots } from "@/lib/keyed-slots";
+import { log } from "@/lib/log";
 import { sweepRateLimits } from "@/lib/rate-limit";
+import { noteRequest } from "@/lib/request-context";
 import { type JsonRpcId, jsonRpcError, toResponse } from "./answer";
 import { authUnavailableResponse, bearerToken, mcpResourceUrl, unauthorizedResponse } from "./auth";
 import { type Caller, loadCaller } from "./caller";
@@ -39,6 +42,7 @@ import { createEra2025 } from "./era-2025";
 import { createEra2026 } from "./era-2026";
 import { authInfoFor } from "./register";
 import { type EraName, type McpRequest, readMcpRequest } from "./request";
+import { mcpOperationsOf, traceMcpOperations } from "./telemetry";
 import { allTools } from "./tools";
 
 /** 403 unless `Origin` is absent or exactly APP_URL's origin (scheme, host and port). */
@@ -95,8 +99,8 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
         (await loadCaller(db, token, { resource: mcpResourceUrl(), cost })) ?? unauthorizedResponse("invalid")
       );
     } catch (error) {
-      // Log the failure's kind only: driver errors can quote the failing query's parameters.
-      console.error("MCP caller look-up failed:", error instanceof Error ? error.name : typeof error);
+      // Never the message: driver errors can quote the failing query's parameters.
+      log.error("mcp.caller_lookup_failed", failureFields(error));
       return authUnavailableResponse();
     }
   }
@@ -117,6 +121,7 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
 
     const caller = await identifyCaller(db, token, cost);
     if (caller instanceof Response) return caller;
+    noteRequest({ credential: caller.credential.kind });
     const limited = rateLimit(db, caller, cost, request);
     if (limited) return limited;
     if (request.bodyError) return request.bodyError;
@@ -130,7 +135,8 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
       access: caller.access,
       timezone: caller.timezone,
     });
-    return toResponse(await era.serve(req, request, authInfo));
+    const operations = mcpOperationsOf(req, request.message, request.protocolVersion);
+    return toResponse(await traceMcpOperations(operations, () => era.serve(req, request, authInfo)));
   }
 
   return async (req) => {

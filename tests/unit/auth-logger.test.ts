@@ -25,9 +25,15 @@ describe("authLogger", () => {
       lines.push(args.map(String).join(" "));
     });
     authLogger.error(error);
+    expect(lines).toHaveLength(1);
     const logged = lines.join("\n");
-    expect(logged).toContain("AdapterError");
-    expect(logged).toContain("57P01");
+    expect(JSON.parse(logged)).toMatchObject({
+      level: "error",
+      msg: "auth.error",
+      error: "AdapterError",
+      sqlstate: "57P01",
+      cause: "Error",
+    });
     expect(logged).not.toContain(token);
   });
 
