@@ -1,24 +1,43 @@
 /**
  * The database, chosen in one place:
  * - no DATABASE_URL → embedded PGlite in PGLITE_DIR (default `.data/pglite`), migrated on open;
- * - a Neon URL (host ends in `.neon.tech`, or DATABASE_DRIVER=neon) → `@neondatabase/serverless` (WebSocket Pool);
- * - any other postgres:// URL → node-postgres.
- * All three speak the same schema (db/schema.ts) and the same queries.
+ * - a Neon URL (host ends in `.neon.tech`) → NEON_DEFAULT_DRIVER (node-postgres, by measurement);
+ * - any other postgres:// URL → node-postgres;
+ * - DATABASE_DRIVER forces one: `pg`, `neon` (`@neondatabase/serverless`'s WebSocket Pool) or
+ *   `neon-http` (its HTTP queries for requests, the WebSocket Pool for transactions and syncs).
+ * All speak the same schema (db/schema.ts) and the same queries.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { getEnv } from "@/lib/env";
+import { log } from "@/lib/log";
+import { statementTelemetry } from "@/lib/telemetry";
+import { type MigrationRun, migrateUnderLock } from "./migration-lock";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type DriverKind = "pglite" | "pg" | "neon";
+/** `neon`: Neon's WebSocket Pool; `neon-http`: Neon's HTTP queries, with that Pool for transactions. */
+export type DriverKind = "pglite" | "pg" | "neon" | "neon-http";
+
+/**
+ * The driver for a `*.neon.tech` URL unless DATABASE_DRIVER says otherwise, chosen by measurement
+ * (`npm run bench -- --section drivers`, docs/performance.md#drivers): node-postgres over TCP to
+ * Neon's pooler. Warm, which is how a Fluid compute instance serves nearly every call, it answered
+ * list_accounts at 20 ms of round-trip time in 81-96 ms where Neon's WebSocket Pool took 96-105
+ * and its HTTP mode 112-144 (three runs, fastest in each, on this busy machine); cold, the three
+ * were within noise of each other (10-12 round trips' worth for the first call). It also keeps a session per connection,
+ * which HTTP mode has not: prepared statements, and the statement and lock bounds.
+ */
+export const NEON_DEFAULT_DRIVER: Exclude<DriverKind, "pglite"> = "pg";
 
 export interface Handle {
   db: Database;
   kind: DriverKind;
   close: () => Promise<void>;
+  /** What `migrate: true` did on a server database (db/migration-lock.ts). */
+  migration?: MigrationRun;
 }
 
 const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
@@ -41,8 +60,13 @@ export async function openDatabase(options: {
   driver?: Exclude<DriverKind, "pglite">;
   /** Told when each statement starts and ends, at the driver (tests count statements and round trips). */
   observe?: QueryObserver;
+  /** Told when `migrate` finds another migrator holding the lock and waits for it. */
+  onMigrationWait?: () => void;
 }): Promise<Handle> {
   const config = { schema, casing: "snake_case" as const };
+  // Every handle tells telemetry (lib/telemetry.ts: the request's statement count, a span per
+  // statement when tracing); a caller's own observer hears the same statements.
+  const observers = options.observe ? [statementTelemetry, options.observe] : [statementTelemetry];
   if (!options.url) {
     const { drizzle } = await import("drizzle-orm/pglite");
     // Loaded only here: a server database never loads PGlite.
@@ -65,7 +89,7 @@ export async function openDatabase(options: {
           }
         : null,
     });
-    if (options.observe) observeCalls(client, ["query"], options.observe);
+    observeCalls(client, ["query"], observers);
     const db = drizzle({ client: client as never, ...config });
     if (options.migrate !== false) {
       const { migrate } = await import("drizzle-orm/pglite/migrator");
@@ -73,38 +97,86 @@ export async function openDatabase(options: {
     }
     return { db: db as unknown as Database, kind: "pglite", close: () => client.close() };
   }
-  if (options.driver === "neon" || (options.driver !== "pg" && isNeonUrl(options.url))) {
-    const { Pool, neonConfig } = await import("@neondatabase/serverless");
+  const kind = options.driver ?? (isNeonUrl(options.url) ? NEON_DEFAULT_DRIVER : "pg");
+  if (kind === "neon" || kind === "neon-http") {
+    const { Pool, neon } = await neonDriver();
     const { drizzle } = await import("drizzle-orm/neon-serverless");
-    if (typeof WebSocket === "undefined") {
-      neonConfig.webSocketConstructor = (await import("ws")).default;
-    }
-    return openPools("neon", {
-      pool: (purpose) => new Pool({ connectionString: options.url, ...poolBounds(purpose) }),
-      drizzle: (pool) => drizzle({ client: pool, ...config }) as unknown as Database,
+    const url = options.url;
+    return openPools(kind, {
+      pool: (purpose) => new Pool({ connectionString: url, ...poolBounds(purpose) }),
+      drizzle: (client) => drizzle({ client: client as never, ...config }) as unknown as Database,
       migrate: async (db) => {
         const { migrate } = await import("drizzle-orm/neon-serverless/migrator");
         await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
       },
+      // HTTP mode: each request statement is one HTTPS request, with no session; what needs one
+      // (an interactive transaction) runs on the WebSocket pool beside it.
+      ...(kind === "neon-http"
+        ? {
+            front: async (pooled: Database) => {
+              const { drizzle: overHttp } = await import("drizzle-orm/neon-http");
+              // `fullResults`: answers as node-postgres gives them ({ rows, fields }), which
+              // db/fixed-statement.ts reads; drizzle asks for its own shape on every call anyway.
+              const client = neon(url, { fullResults: true });
+              observeCalls(client, ["query"], observers);
+              const db = overHttp({ client, ...config }) as unknown as Database;
+              db.transaction = pooled.transaction.bind(pooled) as Database["transaction"];
+              return db;
+            },
+          }
+        : {}),
       options,
+      observers,
     });
   }
   const { Pool } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   return openPools("pg", {
     pool: (purpose) => new Pool({ connectionString: options.url, ...poolBounds(purpose) }),
-    drizzle: (pool) => drizzle({ client: pool, ...config }) as unknown as Database,
+    drizzle: (client) => drizzle({ client: client as never, ...config }) as unknown as Database,
     migrate: async (db) => {
       const { migrate } = await import("drizzle-orm/node-postgres/migrator");
       await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
     },
     options,
+    observers,
   });
 }
 
 interface PoolLike {
   on(event: "error", listener: (error: Error) => void): unknown;
   end(): Promise<void>;
+  connect(): Promise<PooledSession>;
+}
+
+/** One connection taken from a pool: its own session (the migration lock needs one). */
+interface PooledSession {
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  release(destroy?: boolean): void;
+}
+
+/**
+ * Neon's driver, set up once: Node 20 has no WebSocket of its own; NEON_LOCAL_PROXY (tests and
+ * the bench) sends both transports to a local stand-in for Neon's proxy (tests/support/neon-local.ts)
+ * over plain WebSocket and HTTP. HTTP queries are bounded as statements are: the request is
+ * aborted after DB_STATEMENT_TIMEOUT_MS and half a second.
+ */
+async function neonDriver() {
+  const neon = await import("@neondatabase/serverless");
+  const { neonConfig } = neon;
+  if (typeof WebSocket === "undefined") neonConfig.webSocketConstructor = (await import("ws")).default;
+  const env = getEnv();
+  const local = env.NEON_LOCAL_PROXY;
+  if (local) {
+    neonConfig.wsProxy = (host, port) => `${local}/v2?address=${host}:${port}`;
+    neonConfig.fetchEndpoint = `http://${local}/sql`;
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineConnect = false;
+  }
+  const bound = env.DB_STATEMENT_TIMEOUT_MS + CLIENT_MARGIN_MS;
+  neonConfig.fetchFunction = (input: string, init: RequestInit = {}) =>
+    fetch(input, { ...init, signal: AbortSignal.timeout(bound) });
+  return neon;
 }
 
 /** A server database: the request pool, the sync pool beside it, both bounded and observed. */
@@ -112,30 +184,55 @@ async function openPools<P extends PoolLike>(
   kind: Exclude<DriverKind, "pglite">,
   driver: {
     pool: (purpose: Purpose) => P;
-    drizzle: (pool: P) => Database;
+    /** A database over the pool, or over one of its connections (the migrations' session). */
+    drizzle: (client: P | PooledSession) => Database;
     migrate: (db: Database) => Promise<void>;
-    options: { migrate?: boolean; observe?: QueryObserver };
+    /** The database requests use in front of the request pool's (default: the pool's own). */
+    front?: (pooled: Database) => Promise<Database>;
+    options: { migrate?: boolean; onMigrationWait?: () => void };
+    observers: QueryObserver[];
   },
 ): Promise<Handle> {
+  const { attachDatabasePool } = await import("@vercel/functions");
   const open = (purpose: Purpose) => {
     const pool = driver.pool(purpose);
     pool.on("error", poolErrorListener);
+    // Vercel Fluid compute: the instance stays alive until idle connections have been closed,
+    // instead of being suspended holding them (a no-op elsewhere).
+    attachDatabasePool(pool as never);
     if (purpose === "requests" && getEnv().DB_PREPARED_STATEMENTS) prepareOncePerConnection(pool);
-    if (driver.options.observe) observeCalls(pool, ["query"], driver.options.observe);
+    observeCalls(pool, ["query"], driver.observers);
     return { pool, db: driver.drizzle(pool) };
   };
   const main = open("requests");
   const sync = open("sync");
-  if (driver.options.migrate) await driver.migrate(main.db);
-  syncCompanions.set(main.db, sync.db);
+  let migration: MigrationRun | undefined;
+  if (driver.options.migrate) {
+    // On one connection of the sync pool (no request bounds), under the migration lock; the
+    // connection's settings were changed for the migrations, so it is discarded after.
+    const session = await sync.pool.connect();
+    try {
+      migration = await migrateUnderLock(session, () => driver.migrate(driver.drizzle(session)), {
+        onWait: driver.options.onMigrationWait,
+      });
+    } finally {
+      session.release(true);
+    }
+  }
+  const db = driver.front ? await driver.front(main.db) : main.db;
+  syncCompanions.set(db, sync.db);
   return {
-    db: main.db,
+    db,
     kind,
     close: async () => void (await Promise.all([main.pool.end(), sync.pool.end()])),
+    ...(migration ? { migration } : {}),
   };
 }
 
 type Purpose = "requests" | "sync";
+
+/** Our own bound on a statement exceeds the server's by this much (a frozen server never answers). */
+const CLIENT_MARGIN_MS = 500;
 
 /** Statements longer than this, or with more parameters, are not kept prepared (bulk writes vary in shape). */
 const PREPARED_TEXT_MAX = 16_000;
@@ -212,25 +309,54 @@ function statementName(text: string): string {
   return name;
 }
 
-/** Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered. */
+/**
+ * Hears each statement a driver runs: `started` when it is sent, `finished` when it is answered.
+ * `started` may return a function told when that same statement is answered, with its error when
+ * it failed (statements run side by side, so `finished` alone cannot say which one ended).
+ */
 export interface QueryObserver {
-  started(text: string): void;
+  started(text: string): undefined | ((error?: unknown) => void);
   finished(): void;
 }
 
-/** Wraps `methods` of a driver client so `observer` hears every call (statements outside transactions). */
-function observeCalls(client: object, methods: string[], observer: QueryObserver): void {
+/** Wraps `methods` of a driver client so `observers` hear every call (statements outside transactions). */
+function observeCalls(client: object, methods: string[], observers: readonly QueryObserver[]): void {
   const target = client as Record<string, unknown>;
   for (const name of methods) {
     const original = target[name];
     if (typeof original !== "function") continue;
     target[name] = function (this: unknown, ...args: unknown[]) {
       const first = args[0];
-      observer.started(typeof first === "string" ? first : String((first as { text?: string })?.text ?? ""));
-      const result = (original as (...a: unknown[]) => unknown).apply(this, args);
-      if (result instanceof Promise) return result.finally(() => observer.finished());
-      observer.finished();
-      return result;
+      const text = typeof first === "string" ? first : String((first as { text?: string })?.text ?? "");
+      const ends = observers.map((observer) => observer.started(text));
+      const settle = (error?: unknown) => {
+        for (const observer of observers) observer.finished();
+        for (const end of ends) end?.(error);
+      };
+      let result: unknown;
+      try {
+        result = (original as (...a: unknown[]) => unknown).apply(this, args);
+      } catch (error) {
+        settle(error);
+        throw error;
+      }
+      // Neon's HTTP queries are thenables sent when first awaited: await it now, as it is counted.
+      if (!(result instanceof Promise) && typeof (result as PromiseLike<unknown> | null)?.then === "function")
+        result = Promise.resolve(result);
+      if (!(result instanceof Promise)) {
+        settle();
+        return result;
+      }
+      return result.then(
+        (value) => {
+          settle();
+          return value;
+        },
+        (error: unknown) => {
+          settle(error);
+          throw error;
+        },
+      );
     };
   }
 }
@@ -256,7 +382,9 @@ export function isPooled(db: Database): boolean {
  * Every wait on the server is bounded, so a frozen or slow database fails requests fast (503)
  * instead of hanging them: `connectionTimeoutMillis` bounds both opening a connection and waiting
  * for a free one in the pool (the larger of the two settings), `statement_timeout` each statement
- * on the server, `query_timeout` the same on our side when the server stops answering at all.
+ * on the server, `query_timeout` the same on our side when the server stops answering at all, and
+ * for requests `lock_timeout` each wait for a lock (a table an `alter table` holds: the request
+ * answers 503 at once instead of holding its connection while everyone else waits for one).
  * Requests and syncs have separate pools with their own statement bounds.
  */
 function poolBounds(purpose: Purpose) {
@@ -265,9 +393,12 @@ function poolBounds(purpose: Purpose) {
   return {
     max: purpose === "sync" ? env.SYNC_POOL_MAX : env.PG_POOL_MAX,
     connectionTimeoutMillis: Math.max(env.DB_CONNECT_TIMEOUT_MS, env.DB_ACQUIRE_TIMEOUT_MS),
+    // node-postgres's default, stated: attachDatabasePool keeps a Vercel instance alive this long.
+    idleTimeoutMillis: 10_000,
     statement_timeout: statement,
-    query_timeout: statement + 1_000,
-    ...(purpose === "requests" ? { onConnect: serialPlansOnly } : {}),
+    query_timeout: statement + CLIENT_MARGIN_MS,
+    // A request never waits long for a lock: one slow table must not hold the request pool.
+    ...(purpose === "requests" ? { onConnect: serialPlansOnly, lock_timeout: env.DB_LOCK_TIMEOUT_MS } : {}),
   };
 }
 
@@ -277,7 +408,7 @@ function poolBounds(purpose: Purpose) {
  * next request opens a new one.
  */
 function poolErrorListener(error: Error): void {
-  console.error("A pooled database connection failed and was discarded:", error.name);
+  log.error("db.pooled_connection_failed", { error: error.name });
 }
 
 // One handle per process, kept on globalThis so `next dev` reloads do not open PGlite twice.

@@ -13,6 +13,8 @@
 import { sql } from "drizzle-orm";
 import { openDatabase } from "@/db";
 import { getEnv } from "@/lib/env";
+import { failureFields } from "@/lib/errors";
+import { log } from "@/lib/log";
 
 async function main() {
   const env = getEnv();
@@ -31,12 +33,10 @@ async function main() {
   } finally {
     await handle.close();
   }
-  console.log(
-    `Rebuilt the transaction rollups and the precomputed values in ${Math.round(performance.now() - started)} ms.`,
-  );
+  log.info("db.rollups_rebuilt", { ms: Math.round(performance.now() - started) });
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  log.error("db.rollups_rebuild_failed", failureFields(error));
   process.exit(1);
 });

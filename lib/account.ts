@@ -10,7 +10,7 @@
  *    of the user's keys and grants, and pending sign-in links for the user's email.
  */
 import { eq, inArray } from "drizzle-orm";
-import type { Database } from "@/db";
+import { type Database, syncDatabaseFor } from "@/db";
 import {
   apiKeys,
   bankConnections,
@@ -56,7 +56,9 @@ export async function deleteAccount(db: Database, userId: string, now = new Date
     }
   }
 
-  await db.transaction(async (tx) => {
+  // On the sync pool: deleting a long history (its rows, rollups and triggers) may take longer
+  // than a request's statement bound, which would roll the deletion back every time.
+  await syncDatabaseFor(db).transaction(async (tx) => {
     const [keys, grants] = await Promise.all([
       tx.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.userId, userId)),
       tx.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.userId, userId)),

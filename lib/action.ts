@@ -15,7 +15,8 @@ import type { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { getSessionUser, type SessionUser } from "@/lib/auth";
 import { getEnv } from "@/lib/env";
-import { AppError, describeFailure, isDatabaseUnavailable, toAppError } from "@/lib/errors";
+import { AppError, failureFields, isDatabaseUnavailable, toAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { hasUnsafeText } from "@/lib/safe-text";
 import type { ActionState } from "./action-state";
 
@@ -38,7 +39,7 @@ export async function assertSameOrigin(): Promise<void> {
 function toState(error: unknown): { status: "error"; error: string; field?: string } {
   const appError = toAppError(error);
   if (appError.status >= 500) {
-    console.error("[action] failed:", describeFailure(error));
+    log.error("action.failed", failureFields(error));
     if (appError.code === "unavailable" || isDatabaseUnavailable(error))
       return { status: "error", error: "Ledgerlink is briefly unavailable. Please try again in a moment." };
     return { status: "error", error: "Something went wrong on our side. Please try again." };

@@ -21,9 +21,10 @@ import type { EmailConfig } from "next-auth/providers/email";
 import GitHub from "next-auth/providers/github";
 import { getDb } from "@/db";
 import { authAccounts, sessions, users, verificationTokens } from "@/db/schema";
-import { authLogger } from "@/lib/auth-logger";
+import { authDatabaseFailedWithin, authLogger } from "@/lib/auth-logger";
 import { type Env, getEnv } from "@/lib/env";
-import { AppError, describeFailure } from "@/lib/errors";
+import { AppError, failureFields } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { SESSION_COOKIE_NAMES } from "@/lib/oauth/session";
 
 declare module "next-auth" {
@@ -60,8 +61,9 @@ function emailProvider(env: Env, transport: "smtp" | "log"): EmailConfig {
     maxAge: LINK_LIFETIME_SECONDS,
     async sendVerificationRequest({ identifier, url }) {
       if (transport === "log") {
-        // Development (or an explicit EMAIL_TRANSPORT=log): the log is the mailbox.
-        console.info(`[auth] Sign-in link for ${identifier}: ${url}`);
+        // Development (or an explicit EMAIL_TRANSPORT=log): the log is the mailbox. The one line
+        // that carries a secret and an email, by design; its fields say so.
+        log.info("auth.sign_in_link", { transport: "log", email: identifier, sign_in_link: url });
         return;
       }
       const { createTransport } = await import("nodemailer");
@@ -147,10 +149,14 @@ export async function requirePageUser(): Promise<SessionUser> {
 }
 
 async function assertDatabaseReachable(): Promise<void> {
+  // Auth.js's own look-up just met the database unreachable (a frozen one takes the statement
+  // bound to say so): answer at once instead of waiting that bound again (7.2 s → 3.7 s).
+  if (authDatabaseFailedWithin(1_000))
+    throw new AppError("unavailable", "Ledgerlink is briefly unavailable. Please try again in a moment.");
   try {
     await (await getDb()).execute(sql`select 1`);
   } catch (error) {
-    console.error(`[auth] session check: database unavailable: ${describeFailure(error)}`);
+    log.error("auth.session_check_unavailable", failureFields(error));
     throw new AppError("unavailable", "Ledgerlink is briefly unavailable. Please try again in a moment.");
   }
 }

@@ -14,6 +14,7 @@
  * copied into another row does not decrypt.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { log } from "@/lib/log";
 
 export interface EncryptionKey {
   version: number;
@@ -95,9 +96,10 @@ export function getKeyring(env: Record<string, string | undefined> = process.env
     }
     if (!warned) {
       warned = true;
-      console.warn(
-        "ENCRYPTION_KEY is not set: using a development key for provider tokens. Set ENCRYPTION_KEY in production.",
-      );
+      log.warn("crypto.development_key", {
+        detail:
+          "ENCRYPTION_KEY is not set: using a development key for provider tokens. Set ENCRYPTION_KEY in production.",
+      });
     }
     const key = developmentKey();
     return { keys: [key], current: key };

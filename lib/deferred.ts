@@ -7,6 +7,8 @@
  * the answer, which has been sent already.
  */
 import { after } from "next/server";
+import { failureFields } from "@/lib/errors";
+import { log } from "@/lib/log";
 
 const queue: Array<() => Promise<void>> = [];
 const running = new Set<Promise<void>>();
@@ -16,7 +18,7 @@ function guarded(label: string, task: () => Promise<unknown>): () => Promise<voi
     try {
       await task();
     } catch (error) {
-      console.error(`Deferred work failed (${label}):`, error instanceof Error ? error.name : typeof error);
+      log.error("deferred.failed", { task: label, ...failureFields(error) });
     }
   };
 }

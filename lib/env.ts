@@ -32,17 +32,36 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "a postgres:// or postgresql:// URL")
     .optional()
     .or(z.literal("").transform(() => undefined)),
-  PGLITE_DIR: z.string().trim().min(1).default(".data/pglite"),
-  /** Force the driver for DATABASE_URL; by default hosts ending in .neon.tech use Neon's. */
-  DATABASE_DRIVER: z
-    .enum(["pg", "neon"])
+  /**
+   * A direct (unpooled) URL to the same database, for `npm run db:migrate`: its advisory lock is a
+   * session lock, which a pooler in transaction mode does not keep (Vercel's Neon integration sets it).
+   */
+  DATABASE_URL_UNPOOLED: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, "a postgres:// or postgresql:// URL")
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  PGLITE_DIR: z.string().trim().min(1).default(".data/pglite"),
+  /** Force the driver for DATABASE_URL (default `pg`, Neon hosts too: db/index.ts NEON_DEFAULT_DRIVER). */
+  DATABASE_DRIVER: z
+    .enum(["pg", "neon", "neon-http"])
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  /** Tests and the bench only: `127.0.0.1:<port>` of a local stand-in for Neon's proxy (tests/support/neon-local.ts). */
+  NEON_LOCAL_PROXY: optionalString,
   PG_POOL_MAX: positiveInt(10),
-  /** Bounds on every database wait (milliseconds): opening a connection, waiting for a pooled one, one statement. */
-  DB_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  /**
+   * Bounds on every database wait (milliseconds): opening a connection, waiting for a pooled one,
+   * one statement (server side; our side waits half a second more), and one lock. A frozen
+   * database answers 503 within the largest (3.5 s, under the 5 s every surface promises); a
+   * request statement waiting on a lock (a migration's `alter table`) gives up after half a
+   * second instead of holding its connection while others wait for one.
+   */
+  DB_CONNECT_TIMEOUT_MS: positiveInt(3_000),
   DB_ACQUIRE_TIMEOUT_MS: positiveInt(3_000),
-  DB_STATEMENT_TIMEOUT_MS: positiveInt(5_000),
+  DB_STATEMENT_TIMEOUT_MS: positiveInt(3_000),
+  DB_LOCK_TIMEOUT_MS: positiveInt(500),
   /** Syncs write a bank's whole history in one transaction: their own small pool, with a longer statement bound. */
   SYNC_STATEMENT_TIMEOUT_MS: positiveInt(60_000),
   SYNC_POOL_MAX: positiveInt(2),
@@ -101,9 +120,24 @@ const envSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(90 * 24 * 3600),
   RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  /** A request body must arrive within this long (ms) of the handler starting to read it, or 408. */
+  REQUEST_BODY_TIMEOUT_MS: positiveInt(10_000),
   /** Per client IP and minute at the OAuth endpoints (429 with Retry-After beyond). */
   OAUTH_REGISTER_PER_MINUTE: positiveInt(20),
   OAUTH_TOKEN_PER_MINUTE: positiveInt(60),
+  /** Log lines below this level are not written (lib/log.ts reads it straight from the environment). */
+  LOG_LEVEL: z
+    .enum(["info", "warn", "error"])
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  /**
+   * OpenTelemetry traces and metrics are exported (OTLP over HTTP) only when this is set
+   * (lib/telemetry-sdk.ts); the other OTEL_* settings are read by the SDK itself.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: "an absolute http(s) URL of an OTLP collector" })
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   /**
    * Tests only: origins on loopback (`http://127.0.0.1:4555,http://localhost:4556`) whose client
    * metadata documents are fetched over plain http and without the public-address check. Off

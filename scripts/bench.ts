@@ -23,6 +23,11 @@
  *    per request (every local `postgres` process) and throughput as a ratio to the reference
  *    (tools/call against the echo tool's tools/call, tools/list against its tools/list).
  *
+ * 5. With PostgreSQL, the driver section (scripts/bench-drivers.ts): a tools/call's cold and warm
+ *    latency with node-postgres, Neon's WebSocket Pool and Neon's HTTP mode, at 2 and 20 ms of
+ *    round-trip time, once the server above has stopped. `--section drivers` runs it alone (after
+ *    seed and build).
+ *
  * Options: `--skip-build` reuses .next-bench; `--duration <s>` per target (default 6);
  * `--connections <n>` (default 8); `--port <n>` (default 3917);
  * `--database-url <postgres url>` (or BENCH_DATABASE_URL) runs the same benchmark on a real Postgres
@@ -39,7 +44,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:f
 import path from "node:path";
 import autocannon from "autocannon";
 import { eq, sql } from "drizzle-orm";
-import { openDatabase } from "@/db";
+import { openDatabase, syncDatabaseFor } from "@/db";
 import { bankConnections, users } from "@/db/schema";
 import { HEAVY_EMAIL, seedHeavyUser } from "@/db/seed";
 import { syncConnection } from "@/lib/banking/sync";
@@ -47,6 +52,7 @@ import { settleDeferred } from "@/lib/deferred";
 import { createMcpEndpoint } from "@/lib/mcp/server";
 import { TOOL_NAMES } from "@/tests/helpers/mcp-client";
 import { StatementCounter } from "@/tests/support/statement-counter";
+import { benchDrivers } from "./bench-drivers";
 import { benchExport, prepareExportBench } from "./bench-export";
 
 const NEXT_BIN = path.join(import.meta.dirname, "..", "node_modules", "next", "dist", "bin", "next");
@@ -78,6 +84,10 @@ const DURATION = option("duration", 6);
 const CONNECTIONS = option("connections", 8);
 const PORT = option("port", 3917);
 const SKIP_BUILD = process.argv.includes("--skip-build");
+/** `drivers`: the driver section alone. */
+const SECTION = stringOption("section");
+if (SECTION !== undefined && SECTION !== "drivers") throw new Error("--section takes `drivers`");
+if (SECTION === "drivers" && !DATABASE_URL) throw new Error("--section drivers needs --database-url");
 const APP_URL = `http://localhost:${PORT}`;
 const MCP_URL = `${APP_URL}/api/mcp`;
 
@@ -139,7 +149,8 @@ async function seed(): Promise<string> {
     // A real server's autovacuum vacuums and analyzes a bulk load within a minute; do it now so
     // the run measures the steady state, not plans made without statistics nor tables holding
     // the old versions of rows the rollups rewrote. (On PGlite the sync does it, lib/banking/sync.ts.)
-    if (DATABASE_URL) await handle.db.execute(sql`vacuum (analyze)`);
+    // On the sync pool: the request pool's statement bound (3 s) is far shorter than a vacuum.
+    if (DATABASE_URL) await syncDatabaseFor(handle.db).execute(sql`vacuum (analyze)`);
     await prepareExportBench(handle.db);
     return result.apiKey;
   } finally {
@@ -433,9 +444,27 @@ async function loadPaired(
   return { row: rowOf(target, runs), ping: rowOf("ping", pings) };
 }
 
+/** The driver section (PostgreSQL only), on the same port once the main server has stopped. */
+function driverSection(apiKey: string) {
+  return benchDrivers({
+    databaseUrl: DATABASE_URL ?? "",
+    apiKey,
+    port: PORT,
+    nextBin: NEXT_BIN,
+    root: ROOT,
+    serverEnv,
+  });
+}
+
 async function main() {
   const started = Date.now();
   const apiKey = await seed();
+  if (SECTION === "drivers") {
+    if (!SKIP_BUILD || !existsSync(path.join(ROOT, DIST_DIR))) await run("npx", ["next", "build"], serverEnv);
+    await driverSection(apiKey);
+    console.log(`\nTotal bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+    return;
+  }
   const ours = [
     "ping",
     "tools/list",
@@ -555,10 +584,15 @@ async function main() {
     console.log(
       `Sync of the heavy user: full ${syncSeconds.full.toFixed(1)} s, one new day ${syncSeconds.day.toFixed(2)} s.`,
     );
-    console.log(`\nTotal bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   } finally {
     stop();
   }
+  if (DATABASE_URL) {
+    console.log("\nDriver section …");
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the server above lets go of the port
+    await driverSection(apiKey);
+  }
+  console.log(`\nTotal bench time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 }
 
 main().catch((error: unknown) => {

@@ -14,7 +14,8 @@ import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { bankConnections } from "@/db/schema";
 import { getEnv } from "@/lib/env";
-import { describeFailure } from "@/lib/errors";
+import { failureFields } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { type SyncSummary, syncConnection } from "./sync";
 
 /** Minimum wait after a failed attempt on one connection. */
@@ -89,9 +90,7 @@ export async function syncDueConnections(db: Database, options: DueOptions = {})
         });
       } catch (error) {
         // Unexpected (database) failure of one connection: report it, keep going with the rest.
-        console.error(
-          JSON.stringify({ msg: "scheduled_sync_failed", connectionId, error: describeFailure(error) }),
-        );
+        log.error("cron.connection_failed", { connection_id: connectionId, ...failureFields(error) });
         results.push({ connectionId, status: "error", error: "internal" });
       }
     }

@@ -57,7 +57,8 @@ import {
   transactions,
 } from "@/db/schema";
 import { decryptSecret } from "@/lib/crypto";
-import { AppError, describeFailure } from "@/lib/errors";
+import { AppError, failureFields } from "@/lib/errors";
+import { log } from "@/lib/log";
 import {
   type BankProvider,
   isProviderError,
@@ -280,7 +281,7 @@ export async function syncConnection(
   const renew = setInterval(
     () => {
       renewSyncLease(db, connectionId, leaseUntil()).catch((error: unknown) =>
-        console.error("Could not renew a sync lease:", describeFailure(error)),
+        log.error("sync.lease_renew_failed", failureFields(error)),
       );
     },
     (SYNC_LEASE_SECONDS * 1000) / 3,
@@ -372,7 +373,7 @@ export async function syncConnection(
       .update(bankConnections)
       .set({ syncLeaseUntil: null })
       .where(eq(bankConnections.id, connectionId))
-      .catch((error: unknown) => console.error("Could not release a sync lease:", describeFailure(error)));
+      .catch((error: unknown) => log.error("sync.lease_release_failed", failureFields(error)));
   }
 }
 
@@ -401,7 +402,7 @@ async function maintainEmbedded(db: Database, rows: number): Promise<void> {
   rowsSinceVacuum.set(db, 0);
   await db
     .execute(sql`vacuum (analyze)`)
-    .catch((error: unknown) => console.error("Could not vacuum after a sync:", describeFailure(error)));
+    .catch((error: unknown) => log.error("sync.vacuum_failed", failureFields(error)));
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { parseKeyring } from "@/lib/crypto";
 import { getEnv } from "@/lib/env";
+import { log } from "@/lib/log";
 import { billingStartupProblems, resolveBillingMode } from "./mode";
 
 /** The problems that must stop a production start-up (empty = fine). */
@@ -39,14 +40,14 @@ export function startupProblems(): string[] {
 export function runStartupChecks(): void {
   const problems = startupProblems();
   if (problems.length > 0) {
-    console.error(`Ledgerlink cannot start: ${problems.join(" ")}`);
+    log.error("startup.refused", { detail: `Ledgerlink cannot start: ${problems.join(" ")}` });
     // A thrown error in register() may only be logged; stopping is the point.
     process.exit(1);
   }
   const env = getEnv();
   if (env.NODE_ENV === "production" && resolveBillingMode(env) === "local") {
-    console.warn(
-      "[billing] BILLING=local: the labelled test checkout is on. Never use this with real users.",
-    );
+    log.warn("startup.local_billing", {
+      detail: "BILLING=local: the labelled test checkout is on. Never use this with real users.",
+    });
   }
 }

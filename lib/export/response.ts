@@ -7,8 +7,9 @@
  */
 import type { Database } from "@/db";
 import { getEnv } from "@/lib/env";
-import { describeFailure } from "@/lib/errors";
+import { failureFields } from "@/lib/errors";
 import { todayIn } from "@/lib/finance/periods";
+import { log } from "@/lib/log";
 import { getConsentSession, sessionTokenFromCookies } from "@/lib/oauth/session";
 import { getTimezone } from "@/lib/timezone";
 import { exportJson, exportTransactionsCsv } from "./files";
@@ -70,7 +71,7 @@ export function streamedDownload(chunks: AsyncGenerator<string>, file: DownloadF
           if (next.done) controller.close();
           else controller.enqueue(encoder.encode(next.value));
         } catch (error) {
-          console.error("[export] the file failed part-way:", describeFailure(error));
+          log.error("export.failed_part_way", failureFields(error));
           controller.error(error);
         }
       },

@@ -21,21 +21,7 @@ import { getOAuthConfig } from "@/lib/oauth/config";
 import { protectedResourceMetadataUrl } from "@/lib/oauth/metadata";
 import { DEFAULT_SCOPE } from "@/lib/oauth/scopes";
 import { loadCaller } from "./caller";
-
-/** Who is calling, as every later step (rate limit, tools, activity log) needs it. */
-export type McpCredential =
-  | { kind: "api_key"; userId: string; apiKeyId: string }
-  | {
-      kind: "oauth";
-      userId: string;
-      /** The public `client_id` of the OAuth client. */
-      oauthClientId: string;
-      grantId: string;
-      scopes: string[];
-      expiresAt: Date;
-    }
-  /** The signed-in person running a tool on /dashboard/tools (their session, no token). */
-  | { kind: "dashboard"; userId: string };
+import type { McpCredential } from "./credential";
 
 // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; we accept exactly one space.
 const BEARER_PATTERN = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;

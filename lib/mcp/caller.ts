@@ -19,7 +19,7 @@ import { hashSecret, isWellFormedApiKey, KEY_PREFIX } from "@/lib/api-keys";
 import { parseScope } from "@/lib/oauth/scopes";
 import { looksLike, SECRET_PREFIX } from "@/lib/oauth/secrets";
 import { rateLimitWindow } from "@/lib/rate-limit";
-import type { McpCredential } from "./auth";
+import type { McpCredential } from "./credential";
 
 /** Last use is written at most this often per credential. */
 const LAST_USED_RESOLUTION_MS = 60_000;

@@ -2,7 +2,7 @@
  * `registerTools` turns the tool definitions (data plus one `run` function, lib/mcp/tools/) into
  * MCP tools. It is the one place that adds, for all of them:
  * - the listing: title, description, input schema, output schema (the outline of the envelope
- *   around the tool's data) and `readOnlyHint: true`;
+ *   around the tool's data), the annotations (`TOOL_HINTS`) and, where the era lists them, icons;
  * - argument validation with a message that names the argument and what it accepts;
  * - the access gate (lib/access.ts): `setup_required` without running the tool when the
  *   subscription is not active; `NO_CONNECTIONS` and `REAUTH_REQUIRED` warnings otherwise;
@@ -16,6 +16,7 @@
 import type {
   AuthInfo,
   CallToolResult,
+  Icon,
   McpServer,
   StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
@@ -23,11 +24,13 @@ import type { z } from "zod";
 import type { Database } from "@/db";
 import type { AccessState } from "@/lib/access";
 import { recordToolCallLater, type ToolCallStatus } from "@/lib/activity";
-import { describeFailure, isAppError } from "@/lib/errors";
+import { failureFields, isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { findUnsafeText } from "@/lib/safe-text";
-import type { McpCredential } from "./auth";
+import type { McpCredential } from "./credential";
 import type { ToolContext, ToolDefinition } from "./define-tool";
 import { envelopeSchema, type Warning } from "./envelope";
+import { markToolError } from "./telemetry";
 
 /** What a registered tool needs to know about the caller; fixed for one request (lib/mcp/caller.ts). */
 export interface ToolAuthContext {
@@ -385,7 +388,11 @@ export async function runTool(
       page: out.page,
     });
     if (!envelope.success) {
-      console.error(`Tool ${tool.name} returned data that does not match its schema:`, envelope.error.issues);
+      log.error("mcp.tool_answer_invalid", {
+        tool: tool.name,
+        // Where the answer broke the schema, never what it held (issues can quote the values).
+        paths: envelope.error.issues.map((issue) => issue.path.join(".")),
+      });
       return errorResult(GENERIC_FAILURE);
     }
     status = "ok";
@@ -395,9 +402,10 @@ export async function runTool(
       status = "invalid_arguments";
       return errorResult(error.message);
     }
-    console.error(`Tool ${tool.name} failed:`, describeFailure(error));
+    log.error("mcp.tool_failed", { tool: tool.name, ...failureFields(error) });
     return errorResult(GENERIC_FAILURE);
   } finally {
+    if (status === "error" || status === "invalid_arguments") markToolError();
     recordToolCallLater(db, {
       userId: credential.userId,
       credentialKind: credential.kind,
@@ -435,12 +443,35 @@ function callerOf(ctx: { http?: { authInfo?: AuthInfo } }): ToolAuthContext {
 }
 
 /**
- * Registers every tool definition on `server`. The server may serve many requests: each call
- * reads its caller from the request (`authInfoFor`).
+ * What every tool promises a client (MCP tool annotations): it reads and never changes anything,
+ * calling it again changes nothing, and it reads only the person's own data in our database,
+ * never the open world.
+ * https://modelcontextprotocol.io/specification/2025-06-18/schema#toolannotations
  */
-export function registerTools(server: McpServer, tools: readonly ToolDefinition[]): void {
+export const TOOL_HINTS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+export interface RegisterToolsOptions {
+  /** A tool's icons, for the revisions that list them (build-server.ts); none when absent. */
+  iconsOf?: (toolName: string) => Icon[];
+}
+
+/**
+ * Registers every tool definition on `server`, in the order given (tools/list keeps it). The
+ * server may serve many requests: each call reads its caller from the request (`authInfoFor`).
+ */
+export function registerTools(
+  server: McpServer,
+  tools: readonly ToolDefinition[],
+  options: RegisterToolsOptions = {},
+): void {
   for (const tool of tools) {
     const listed = listedTool(tool);
+    const icons = options.iconsOf?.(tool.name);
     server.registerTool(
       tool.name,
       {
@@ -448,7 +479,8 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
         description: tool.description,
         inputSchema: listed.input,
         outputSchema: listed.output,
-        annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
+        annotations: { title: tool.title, ...TOOL_HINTS },
+        ...(icons ? { icons } : {}),
       },
       (rawArgs: Record<string, unknown>, ctx) => runTool(tool, rawArgs, callerOf(ctx)),
     );

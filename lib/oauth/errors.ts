@@ -4,7 +4,8 @@
  * `{ error, error_description }` (RFC 6749 §5.2, RFC 7591 §3.2.2), the authorize step as a
  * redirect or an error page (RFC 6749 §4.1.2.1).
  */
-import { describeFailure, isDatabaseUnavailable } from "@/lib/errors";
+import { failureFields, isDatabaseUnavailable } from "@/lib/errors";
+import { log } from "@/lib/log";
 
 export type OAuthErrorCode =
   | "invalid_request"
@@ -43,11 +44,11 @@ export class OAuthError extends Error {
 export const NO_STORE_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
 /**
- * Logs an unexpected failure without its message (`describeFailure`): a failed query's message
+ * Logs an unexpected failure without its message (`failureFields`): a failed query's message
  * carries its parameters, which here can be a session token or a hash of a secret.
  */
 export function logOAuthFailure(where: string, error: unknown): void {
-  console.error(`oauth: ${where} failed: ${describeFailure(error)}`);
+  log.error("oauth.failed", { where, ...failureFields(error) });
 }
 
 /** RFC 6749 §5.2 JSON error; unknown failures become a generic `server_error`. */

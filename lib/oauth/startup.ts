@@ -3,6 +3,7 @@
  * the Node.js runtime, after the start-up checks).
  */
 import { getEnv } from "@/lib/env";
+import { log } from "@/lib/log";
 
 /** The start-up notice for OAUTH_CIMD_TEST_ORIGINS, or null when it is off. */
 export function cimdTestOriginsNotice(
@@ -15,5 +16,5 @@ export function cimdTestOriginsNotice(
 /** Logs the notices that apply. */
 export function logOAuthStartupNotices(): void {
   const notice = cimdTestOriginsNotice();
-  if (notice) console.warn(notice);
+  if (notice) log.warn("oauth.cimd_test_origins", { detail: notice });
 }

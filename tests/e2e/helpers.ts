@@ -53,11 +53,21 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
-const LINK_LINE = /\[auth\] Sign-in link for (\S+): (\S+)/g;
+/** The sign-in links in log text: JSON lines `{"msg":"auth.sign_in_link","email","sign_in_link"}` (lib/auth.ts). */
+function signInLinks(text: string): { email: string; link: string }[] {
+  const links: { email: string; link: string }[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.includes('"auth.sign_in_link"')) continue;
+    const entry = JSON.parse(line) as { msg?: string; email?: string; sign_in_link?: string };
+    if (entry.msg === "auth.sign_in_link" && entry.email && entry.sign_in_link)
+      links.push({ email: entry.email, link: entry.sign_in_link });
+  }
+  return links;
+}
 
 /**
- * Waits for the newest sign-in link logged for `email` after byte `fromOffset` of the log.
- * The server logs `[auth] Sign-in link for <email>: <url>` (EMAIL_TRANSPORT=log).
+ * Waits for the newest sign-in link logged for `email` after byte `fromOffset` of the log
+ * (EMAIL_TRANSPORT=log writes it as one JSON line, the one log line that carries a secret).
  */
 export async function readSignInLink(
   logPath: string,
@@ -70,10 +80,11 @@ export async function readSignInLink(
   while (Date.now() < deadline) {
     // The offset is in bytes (fs.stat size); slice before decoding.
     const text = (await fs.readFile(logPath)).subarray(fromOffset).toString("utf8");
-    let link: string | undefined;
-    for (const match of text.matchAll(LINK_LINE)) {
-      if (match[1]?.toLowerCase() === wanted) link = match[2];
-    }
+    // A line still being written has no end of line yet: only whole lines are read.
+    const whole = text.slice(0, text.lastIndexOf("\n") + 1);
+    const link = signInLinks(whole)
+      .filter((entry) => entry.email.toLowerCase() === wanted)
+      .at(-1)?.link;
     if (link) return link;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -7,17 +7,29 @@
  * - every connection dropped (no crash, the next request works), then the server gone.
  * At the end the log is searched for every secret the database holds or the test sent: the
  * session token, the API key, the OAuth code, access and refresh tokens, the bank's provider
- * token, and the server's own secrets. Runs when TEST_DATABASE_URL names a PostgreSQL server.
+ * token, and the server's own secrets; every line the server wrote while serving must be one
+ * JSON object (one per request, with the id its answer carried), and none may hold the person's
+ * email, money (each amount and balance), merchants, descriptions or an IP address. Health is
+ * checked frozen and healed. Runs when TEST_DATABASE_URL names a PostgreSQL server.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, readFileSync } from "node:fs";
 import path from "node:path";
+import { eq } from "drizzle-orm";
 import pg from "pg";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Handle, openDatabase, setDbForTesting } from "@/db";
-import { apiKeys, bankConnections, oauthTokens, sessions } from "@/db/schema";
+import {
+  apiKeys,
+  bankAccounts,
+  bankConnections,
+  oauthTokens,
+  sessions,
+  subscriptions,
+  transactions,
+} from "@/db/schema";
 import { createApiKey } from "@/lib/api-keys";
 import { linkConnection, listSandboxInstitutions } from "@/lib/banking/connections";
 import { accessTokenAad } from "@/lib/banking/sync";
@@ -64,6 +76,8 @@ describe.skipIf(skip)("failure paths: bounded, explained, and nothing secret in 
     redirectUri: string;
   };
   let longestWaitMs = 0;
+  /** The `x-request-id` of every answer. */
+  const requestIds: string[] = [];
   let browser: Browser;
 
   const admin = async (statement: string) => {
@@ -89,6 +103,14 @@ describe.skipIf(skip)("failure paths: bounded, explained, and nothing secret in 
     direct = await openDatabase({ url: url.toString(), driver: "pg", migrate: true });
     setDbForTesting(direct);
     user = await createSignedInUser(direct.db);
+    // Subscribed, so the tools answer with the person's money (which the log must never hold).
+    await direct.db.insert(subscriptions).values({
+      userId: user.userId,
+      provider: "local",
+      customerId: `cus_${randomBytes(6).toString("hex")}`,
+      subscriptionId: `sub_${randomBytes(6).toString("hex")}`,
+      status: "active",
+    });
     sent.apiKey = (await createApiKey(direct.db, user.userId, "outage")).key;
     const client = await registerClient();
     const obtained = await obtainTokens(direct.db, user, client);
@@ -155,6 +177,7 @@ describe.skipIf(skip)("failure paths: bounded, explained, and nothing secret in 
     const response = await fetch(`${baseUrl}${pathname}`, { redirect: "manual", ...init });
     const body = await response.text();
     longestWaitMs = Math.max(longestWaitMs, Date.now() - started);
+    requestIds.push(response.headers.get("x-request-id") ?? "");
     return { status: response.status, headers: response.headers, body, ms: Date.now() - started };
   };
   const mcp = (bearer: string, body: unknown, version = "2025-06-18") =>
@@ -281,6 +304,25 @@ describe.skipIf(skip)("failure paths: bounded, explained, and nothing secret in 
     expect(status).toBe(200);
   });
 
+  it("health: liveness answers while the database is frozen, readiness 503 with Retry-After until it heals", async () => {
+    proxy.freeze();
+    try {
+      const live = await timed("/api/health");
+      expect(live.status).toBe(200);
+      expect(live.body).toBe('{"status":"ok"}');
+      const ready = await timed("/api/health?ready=1");
+      expect(ready.status).toBe(503);
+      expect(ready.body).toBe('{"status":"unavailable"}');
+      expect(Number(ready.headers.get("retry-after"))).toBeGreaterThan(0);
+    } finally {
+      proxy.heal();
+    }
+    let ready = await timed("/api/health?ready=1");
+    for (let i = 0; i < 5 && ready.status !== 200; i++) ready = await timed("/api/health?ready=1");
+    expect(ready.status).toBe(200);
+    expect(ready.body).toBe('{"status":"ok"}');
+  });
+
   it("dropped: no crash, the next request works; gone: 503 everywhere", async () => {
     proxy.drop();
     let status = 0;
@@ -322,5 +364,84 @@ describe.skipIf(skip)("failure paths: bounded, explained, and nothing secret in 
       expect(log.includes(secret), `a secret starting ${secret.slice(0, 6)}… is in the log`).toBe(false);
     }
     console.log(`[outage] longest wait seen: ${longestWaitMs} ms (bounds ${BOUND_MS} ms each)`);
+  });
+
+  it("every line written while serving is one JSON object, a request line per answer, none with the person's money, email or an IP", async () => {
+    const text = readFileSync(logPath, "utf8");
+    // Next's start-up banner (its version, the local and network addresses) is printed before the
+    // server loads instrumentation.ts, which makes every later line JSON (lib/log.ts captureConsole):
+    // from the first JSON line on, everything is the service's.
+    const lines = text.split("\n");
+    const first = lines.findIndex((line) => line.startsWith("{"));
+    expect(first).toBeGreaterThanOrEqual(0);
+    const served = lines.slice(first).filter((line) => line.trim() !== "");
+    expect(served.length).toBeGreaterThan(20);
+    const entries = served.map((line) => {
+      let entry: unknown;
+      expect(() => (entry = JSON.parse(line)), `not one JSON object: ${line.slice(0, 120)}`).not.toThrow();
+      expect(entry, line.slice(0, 120)).toMatchObject({
+        time: expect.any(String),
+        level: expect.any(String),
+      });
+      return entry as Record<string, unknown>;
+    });
+
+    // One request line per answer, under the id the answer carried.
+    const requestLines = new Map(
+      entries.filter((e) => e.msg === "request").map((e) => [e.request_id as string, e] as const),
+    );
+    expect(requestIds.length).toBeGreaterThan(20);
+    for (const id of requestIds) {
+      expect(id, "an answer without x-request-id").toMatch(/^[0-9a-f-]{36}$/);
+      expect(requestLines.get(id), `no request line for ${id}`).toMatchObject({
+        route: expect.any(String),
+        status: expect.any(Number),
+        duration_ms: expect.any(Number),
+        statements: expect.any(Number),
+      });
+    }
+    const mcpLines = [...requestLines.values()].filter((e) => e.route === "/api/mcp" && e.status === 200);
+    expect(mcpLines.length).toBeGreaterThan(0);
+    for (const line of mcpLines)
+      expect(line).toMatchObject({ mcp_method: "tools/call", credential: expect.any(String) });
+
+    // The person's money, as any answer would carry it: every amount and balance with cents.
+    const minors = [
+      ...(await direct.db
+        .select({ v: transactions.amountMinor })
+        .from(transactions)
+        .where(eq(transactions.userId, user.userId))),
+      ...(await direct.db
+        .select({ v: bankAccounts.currentBalanceMinor })
+        .from(bankAccounts)
+        .where(eq(bankAccounts.userId, user.userId))),
+    ]
+      .map((r) => Math.abs(Number(r.v)))
+      .filter((v) => Number.isFinite(v) && v % 100 !== 0);
+    const amounts = [...new Set(minors)].map((minor) => {
+      const cents = String(minor % 100)
+        .padStart(2, "0")
+        .replace(/0$/, "");
+      return `${Math.floor(minor / 100)}.${cents}`;
+    });
+    expect(amounts.length).toBeGreaterThan(20);
+    const texts = [
+      ...(await direct.db
+        .select({ merchant: transactions.merchantName, description: transactions.name })
+        .from(transactions)
+        .where(eq(transactions.userId, user.userId))),
+    ]
+      .flatMap((r) => [r.merchant, r.description])
+      .filter((v): v is string => typeof v === "string" && v.length >= 6);
+    expect(texts.length).toBeGreaterThan(10);
+    const body = served.join("\n");
+    for (const amount of amounts) {
+      const pattern = new RegExp(`(?<![\\d.])${amount.replace(".", "\\.")}(?!\\d)`);
+      expect(pattern.test(body), `the amount ${amount} is in the log`).toBe(false);
+    }
+    for (const value of new Set(texts)) expect(body.includes(value), `"${value}" is in the log`).toBe(false);
+    expect(body).not.toContain(user.email);
+    expect(body, "an IPv4 address is in the log").not.toMatch(/\b\d{1,3}(\.\d{1,3}){3}\b/);
+    expect(body, "a loopback IPv6 address is in the log").not.toContain("::1");
   });
 });

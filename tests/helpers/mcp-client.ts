@@ -178,6 +178,44 @@ export async function connectV2Client(url: string, apiKey: string, versions?: st
   return { client, transport, close: () => client.close() };
 }
 
+/** How the 2.x client picks its protocol era (`ClientOptions.versionNegotiation.mode`). */
+export type NegotiationMode = "legacy" | "auto" | { pin: string };
+
+/** What a client sent and got on the wire: each POST's JSON-RPC method (or "batch") and HTTP status. */
+export interface WireLog {
+  exchanges: { method: string; status: number }[];
+}
+
+/**
+ * @modelcontextprotocol/client 2.x in one of its negotiation modes, connected: `legacy` (the
+ * 2025 `initialize`), `auto` (a `server/discover` probe, falling back to `initialize`) or
+ * `{ pin: "2026-07-28" }` (the 2026-07-28 era or nothing). `wire` records every POST.
+ */
+export async function connectV2ClientIn(url: string, apiKey: string, mode: NegotiationMode) {
+  const wire: WireLog = { exchanges: [] };
+  const recording = async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await fetch(input, init);
+    if ((init?.method ?? "GET") === "POST" && typeof init?.body === "string") {
+      const body = JSON.parse(init.body) as { method?: string } | unknown[];
+      wire.exchanges.push({
+        method: Array.isArray(body) ? "batch" : (body.method ?? "response"),
+        status: response.status,
+      });
+    }
+    return response;
+  };
+  const transport = new V2Transport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+    fetch: recording,
+  });
+  const client = new V2Client(
+    { name: "ledgerlink-test-v2", version: "1.0.0" },
+    { versionNegotiation: { mode } },
+  );
+  await client.connect(transport);
+  return { client, transport, wire, close: () => client.close() };
+}
+
 export interface RpcAnswer {
   status: number;
   headers: Headers;
@@ -230,6 +268,35 @@ export async function rpc(
     }
   }
   return { status: res.status, headers: res.headers, contentType, body: parsed, text };
+}
+
+/** The 2026-07-28 per-request `_meta` a client sends with every request. */
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "raw-test", version: "1.0.0" },
+};
+
+/**
+ * A 2026-07-28 request as a client sends it: `_meta` in its params, and the headers that mirror
+ * the body (`MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` for a named tool or prompt).
+ */
+export function modernRequest(
+  method: string,
+  params: Record<string, unknown> = {},
+  id: number | string = 1,
+): { body: unknown; headers: Record<string, string> } {
+  const name = typeof params.name === "string" ? params.name : undefined;
+  return {
+    body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: MODERN_META } },
+    headers: {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(name !== undefined && (method === "tools/call" || method === "prompts/get")
+        ? { "mcp-name": name }
+        : {}),
+    },
+  };
 }
 
 /** An initialize request asking for `protocolVersion`. */

@@ -1,8 +1,9 @@
 /**
  * The context an answer and the tool list cost a client (product.md, "Size"), over the real route:
- * `tools/list` within 20 KB, of which descriptions and input schemas within 10 KB, and the text
+ * the tools `tools/list` gives a model within 20 KB, of which descriptions and input schemas within 10 KB, and the text
  * block of every tool's default answer within 8 KB for every demo user and for the heavy user
- * (five years, 100,000+ transactions over ten accounts, db/seed.ts `seedHeavyUser`). On PostgreSQL
+ * (five years, 100,000+ transactions over ten accounts, db/seed.ts `seedHeavyUser`), in both
+ * protocol eras (the 2026-07-28 list adds icons and cache hints). On PostgreSQL
  * in a database of its own: the demo users' addresses are fixed and other files seed them too.
  * Seeded at today's date, as the tools read it, so the default periods hold data. Before the demo
  * users join it, the heavy user alone answers the issue's heavy questions with the plans kept for
@@ -15,7 +16,7 @@ import { type Handle, openDatabase, PLANNED_EACH_RUN, setDbForTesting } from "@/
 import { seedDemo, seedHeavyUser } from "@/db/seed";
 import { settleDeferred } from "@/lib/deferred";
 import { createScratchDatabase, testDatabaseKind } from "../helpers/db";
-import { rpc } from "../helpers/mcp-client";
+import { modernRequest, rpc } from "../helpers/mcp-client";
 import { type ServedRoutes, serveRoutes } from "../helpers/serve";
 
 const KB = 1024;
@@ -53,12 +54,22 @@ const listed = z.object({
 });
 const called = z.object({ content: z.array(z.object({ type: z.literal("text"), text: z.string() })) });
 
-async function result(apiKey: string, method: string, params?: unknown): Promise<unknown> {
-  const answer = await rpc(
-    url,
-    { jsonrpc: "2.0", id: 1, method, params },
-    { apiKey, accept: "application/json" },
-  );
+/** The protocol eras one endpoint serves (lib/mcp/request.ts): the budgets hold in both. */
+const ERAS = ["2025", "2026-07-28"] as const;
+type Era = (typeof ERAS)[number];
+
+async function result(
+  apiKey: string,
+  method: string,
+  params?: Record<string, unknown>,
+  era: Era = "2025",
+): Promise<unknown> {
+  const modern = era === "2026-07-28" ? modernRequest(method, params) : undefined;
+  const answer = await rpc(url, modern?.body ?? { jsonrpc: "2.0", id: 1, method, params }, {
+    apiKey,
+    accept: "application/json",
+    headers: modern?.headers,
+  });
   return (answer.body as { result: unknown }).result;
 }
 
@@ -118,38 +129,53 @@ describe("the heavy user alone (one person's own server: the statistics are its 
 describe("context budget", () => {
   beforeAll(async () => {
     for (const u of await seedDemo(handle.db)) users.push({ name: u.state, apiKey: u.apiKey });
-  }, 120_000);
+    // After the heavy user, on a loaded machine, the demo seed took over two minutes.
+  }, 600_000);
 
-  it("tools/list is within 20 KB, its descriptions and input schemas within 10 KB", async () => {
-    const list = await result(users[0]!.apiKey, "tools/list");
-    const { tools } = listed.parse(list);
-    expect(tools).toHaveLength(12);
-    expect(Buffer.byteLength(JSON.stringify(list))).toBeLessThanOrEqual(20 * KB);
-    const described = tools.map(
-      (t) => Buffer.byteLength(t.description) + Buffer.byteLength(JSON.stringify(t.inputSchema)),
-    );
-    expect(described.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10 * KB);
-  });
+  for (const era of ERAS)
+    it(`${era}: the tools as a model reads them are within 20 KB, descriptions and input schemas within 10 KB`, async () => {
+      const list = z
+        .object({ tools: z.array(z.record(z.string(), z.unknown())) })
+        .loose()
+        .parse(await result(users[0]!.apiKey, "tools/list", undefined, era));
+      const { tools } = listed.parse(list);
+      expect(tools).toHaveLength(12);
+      // A client puts the tool definitions into the model's context. The 2026-07-28 answer also
+      // carries each tool's icons (shown in the client's own interface) and the result's protocol
+      // fields (resultType, ttlMs, cacheScope, _meta): they are left out of the budget and held to
+      // 4 KB of their own. The 2025 answer has none: its budget is the whole answer, as ever.
+      const forModel = { tools: list.tools.map(({ icons: _icons, ...tool }) => tool) };
+      const bytes = Buffer.byteLength(JSON.stringify(forModel));
+      const whole = Buffer.byteLength(JSON.stringify(list));
+      console.info(`answer-size: ${era} tools/list ${bytes} bytes for the model, ${whole} in all`);
+      expect(bytes).toBeLessThanOrEqual(20 * KB);
+      expect(whole - bytes).toBeLessThanOrEqual(era === "2025" ? 0 : 4 * KB);
+      const described = tools.map(
+        (t) => Buffer.byteLength(t.description) + Buffer.byteLength(JSON.stringify(t.inputSchema)),
+      );
+      expect(described.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10 * KB);
+    });
 
-  it("every tool's default answer is within 8 KB and has no nulls, for every demo user and the heavy one", async () => {
-    const sizes: Record<string, Record<string, number>> = {};
-    for (const user of users) {
-      const row: Record<string, number> = {};
-      for (const { name } of listed.parse(await result(user.apiKey, "tools/list")).tools) {
-        const answer = called.parse(await result(user.apiKey, "tools/call", { name, arguments: {} }));
-        const text = answer.content[0]?.text ?? "";
-        row[name] = Buffer.byteLength(text);
-        expect(nullsIn(JSON.parse(text)), `${user.name} ${name}`).toEqual([]);
+  for (const era of ERAS)
+    it(`${era}: every tool's default answer is within 8 KB and has no nulls, for every demo user and the heavy one`, async () => {
+      const sizes: Record<string, Record<string, number>> = {};
+      for (const user of users) {
+        const row: Record<string, number> = {};
+        for (const { name } of listed.parse(await result(user.apiKey, "tools/list", undefined, era)).tools) {
+          const answer = called.parse(await result(user.apiKey, "tools/call", { name, arguments: {} }, era));
+          const text = answer.content[0]?.text ?? "";
+          row[name] = Buffer.byteLength(text);
+          expect(nullsIn(JSON.parse(text)), `${user.name} ${name}`).toEqual([]);
+        }
+        sizes[user.name] = row;
       }
-      sizes[user.name] = row;
-    }
-    console.info(`answer-size: default answers in bytes ${JSON.stringify(sizes)}`);
-    for (const [user, row] of Object.entries(sizes)) {
-      for (const [tool, bytes] of Object.entries(row)) {
-        expect(bytes, `${user} ${tool}`).toBeLessThanOrEqual(8 * KB);
+      console.info(`answer-size: ${era} default answers in bytes ${JSON.stringify(sizes)}`);
+      for (const [user, row] of Object.entries(sizes)) {
+        for (const [tool, bytes] of Object.entries(row)) {
+          expect(bytes, `${user} ${tool}`).toBeLessThanOrEqual(8 * KB);
+        }
       }
-    }
-    // The heavy user's search really pages: the bound is not met by an empty answer.
-    expect(sizes.heavy?.search_transactions).toBeGreaterThan(4 * KB);
-  });
+      // The heavy user's search really pages: the bound is not met by an empty answer.
+      expect(sizes.heavy?.search_transactions).toBeGreaterThan(4 * KB);
+    });
 });

@@ -118,6 +118,22 @@ describe("database drivers", () => {
     await expectPreparedOnce(handle.db);
   });
 
+  it("reaches a Neon host with node-postgres unless DATABASE_DRIVER says otherwise (the bench's choice)", async () => {
+    // Pools connect on first use: nothing here reaches the (unreachable) host.
+    const url =
+      "postgres://app@ep-quiet-river-123456-pooler.us-east-2.aws.neon.tech/ledgerlink?sslmode=require";
+    for (const [driver, kind] of [
+      [undefined, "pg"],
+      ["neon", "neon"],
+      ["neon-http", "neon-http"],
+    ] as const) {
+      const handle = await openDatabase({ url, ...(driver ? { driver } : {}) });
+      closers.push(handle.close);
+      expect(handle.kind).toBe(kind);
+      expect(syncDatabaseFor(handle.db)).not.toBe(handle.db);
+    }
+  });
+
   it.runIf(pgUrl)("applies the same migrations on the real PostgreSQL server", async () => {
     const handle = await openDatabase({ url: pgUrl, driver: "pg", migrate: true });
     closers.push(handle.close);

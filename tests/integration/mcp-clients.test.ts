@@ -1,7 +1,9 @@
 /**
  * Real MCP clients against the real route (app/api/mcp/route.ts) over HTTP, with the real 12
  * tools and 6 prompts: @modelcontextprotocol/sdk 1.x (the client most hosts ship today) and
- * @modelcontextprotocol/client 2.x as a second, independent implementation.
+ * @modelcontextprotocol/client 2.x as a second, independent implementation, the latter also in
+ * its three negotiation modes (`legacy` 2025, `auto` and `{ pin: "2026-07-28" }`), whose answers
+ * must be the same.
  *
  * Users come from the demo seed (db/seed.ts `seedDemo`) when it exists, so every tool runs on
  * the synthetic bank; otherwise from row fixtures in the same six states.
@@ -19,6 +21,7 @@ import { useTestDatabase } from "../helpers/db";
 import {
   connectSdkClient,
   connectV2Client,
+  connectV2ClientIn,
   createUserInState,
   DEMO_STATES,
   type DemoState,
@@ -358,5 +361,155 @@ describe("@modelcontextprotocol/client 2.x client", () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe("@modelcontextprotocol/client 2.x in its three negotiation modes: the same product in both eras", () => {
+  const MODES = [
+    { name: "legacy", mode: "legacy", era: "legacy", version: "2025-06-18" },
+    { name: "auto", mode: "auto", era: "modern", version: "2026-07-28" },
+    { name: "pin 2026-07-28", mode: { pin: "2026-07-28" }, era: "modern", version: "2026-07-28" },
+  ] as const;
+
+  const PROMPT_ARGS: Record<string, Record<string, string>> = {
+    monthly_review: { month: "2025-03" },
+    upcoming_bills_check: { days: "14" },
+    debt_payoff_plan: { strategy: "snowball", extra_per_month: "150.50" },
+    spending_deep_dive: { category_or_merchant: "groceries", months: "3" },
+  };
+
+  it("each mode connects in its era: legacy by initialize, auto and pin by one server/discover, no failed round trip", async () => {
+    for (const { name, mode, era, version } of MODES) {
+      const { client, wire, close } = await connectV2ClientIn(url, userIn("active").apiKey, mode);
+      try {
+        expect(client.getProtocolEra(), name).toBe(era);
+        expect(client.getNegotiatedProtocolVersion(), name).toBe(version);
+        const methods = wire.exchanges.map((e) => e.method);
+        if (era === "legacy") expect(methods, name).toEqual(["initialize", "notifications/initialized"]);
+        // The probe is answered: no 400, no fallback to initialize.
+        else expect(wire.exchanges, name).toEqual([{ method: "server/discover", status: 200 }]);
+        expect(client.getServerVersion()?.name, name).toBe("ledgerlink");
+        expect(client.getServerCapabilities()?.tools, name).toBeDefined();
+        expect(client.getServerCapabilities()?.prompts, name).toBeDefined();
+      } finally {
+        await close();
+      }
+    }
+  });
+
+  it("tools/list: the 12 tools in one fixed order with their titles and hints in both eras; icons in 2026-07-28", async () => {
+    const listed: Record<string, unknown[]> = {};
+    for (const { name, mode, era } of MODES) {
+      const { client, close } = await connectV2ClientIn(url, userIn("none").apiKey, mode);
+      try {
+        const { tools } = await client.listTools();
+        expect(
+          tools.map((t) => t.name),
+          name,
+        ).toEqual(TOOL_NAMES);
+        for (const tool of tools) {
+          expect(tool.title, tool.name).toBeTruthy();
+          expect(tool.annotations, tool.name).toEqual({
+            title: tool.title,
+            readOnlyHint: true,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: false,
+          });
+          if (era === "legacy") expect(tool.icons, tool.name).toBeUndefined();
+          else
+            expect(tool.icons, tool.name).toEqual([
+              {
+                src: `${server.origin}/icons/tools/${tool.name}.svg`,
+                mimeType: "image/svg+xml",
+                sizes: ["any"],
+              },
+              {
+                src: `${server.origin}/icons/tools/${tool.name}.png`,
+                mimeType: "image/png",
+                sizes: ["64x64"],
+              },
+            ]);
+        }
+        listed[name] = tools.map(({ icons: _icons, ...tool }) => tool);
+      } finally {
+        await close();
+      }
+    }
+    // Everything but the icons is the same in both eras.
+    expect(listed.auto).toEqual(listed.legacy);
+    expect(listed["pin 2026-07-28"]).toEqual(listed.legacy);
+  });
+
+  for (const state of DEMO_STATES) {
+    it(`every tool and prompt in state ${state}: the same answer in all three modes`, async () => {
+      const db = getDb();
+      const u = userIn(state);
+      const reauthBanks = await db
+        .select({ id: bankConnections.id })
+        .from(bankConnections)
+        .where(and(eq(bankConnections.userId, u.userId), eq(bankConnections.status, "reauth_required")));
+      const answers: Record<string, Record<string, unknown>> = {};
+      for (const { name, mode } of MODES) {
+        const { client, close } = await connectV2ClientIn(url, u.apiKey, mode);
+        const byName: Record<string, unknown> = {};
+        try {
+          for (const tool of TOOL_NAMES) {
+            const result = await client.callTool({ name: tool, arguments: {} });
+            expect(result.isError, `${name} ${tool}: ${JSON.stringify(result.content)}`).toBeFalsy();
+            const envelope = envelopeSchema.parse(result.structuredContent);
+            const codes = envelope.warnings.map((w) => w.code);
+            const setup = ["none", "canceled", "past_due"].includes(state);
+            expect(envelope.status, `${name} ${tool}`).toBe(setup ? "setup_required" : "ok");
+            if (setup)
+              expect(envelope.setup_url, `${name} ${tool}`).toBe(`${server.origin}/dashboard/billing`);
+            else expect(envelope.data, `${name} ${tool}`).toBeDefined();
+            expect(codes.includes("NO_CONNECTIONS"), `${name} ${tool}`).toBe(state === "no_connections");
+            const reauthNamed = envelope.warnings
+              .filter((w) => w.code === "REAUTH_REQUIRED")
+              .map((w) => w.connection_id);
+            for (const bank of reauthBanks) expect(reauthNamed, `${name} ${tool}`).toContain(bank.id);
+            if (state !== "reauth_required") expect(reauthNamed, `${name} ${tool}`).toEqual([]);
+            byName[tool] = { structuredContent: result.structuredContent, content: result.content };
+          }
+          const { prompts } = await client.listPrompts();
+          expect(prompts.map((p) => p.name).sort(), name).toEqual([...PROMPT_NAMES].sort());
+          for (const prompt of prompts) {
+            expect(prompt.title, prompt.name).toBeTruthy();
+            const got = await client.getPrompt({
+              name: prompt.name,
+              arguments: PROMPT_ARGS[prompt.name] ?? {},
+            });
+            byName[`prompt ${prompt.name}`] = { title: prompt.title, messages: got.messages };
+          }
+        } finally {
+          await close();
+        }
+        answers[name] = byName;
+      }
+      // `data` (and the whole envelope, and the text block) is the same across eras.
+      expect(answers.auto).toEqual(answers.legacy);
+      expect(answers["pin 2026-07-28"]).toEqual(answers.legacy);
+    }, 180_000);
+  }
+
+  it("bad arguments: the same isError sentence in both eras, a prompt's the same JSON-RPC error", async () => {
+    const sentences: string[] = [];
+    for (const { name, mode } of MODES) {
+      const { client, close } = await connectV2ClientIn(url, userIn("active").apiKey, mode);
+      try {
+        const bills = await client.callTool({ name: "get_upcoming_bills", arguments: { days_ahead: 500 } });
+        expect(bills.isError, name).toBe(true);
+        sentences.push(JSON.stringify(bills.content));
+        await expect(
+          client.getPrompt({ name: "monthly_review", arguments: { month: "2025-13" } }),
+          name,
+        ).rejects.toThrow("month must be YYYY-MM");
+      } finally {
+        await close();
+      }
+    }
+    expect(new Set(sentences).size).toBe(1);
+    expect(sentences[0]).toContain("days_ahead");
   });
 });

@@ -197,7 +197,7 @@ describe("PlaidProvider against the fake Plaid API", () => {
       });
       const logged = log.mock.calls.map((c) => c.join(" ")).join("\n");
       expect(logged).toContain("INTERNAL_SERVER_ERROR");
-      expect(logged).toMatch(/"request_id":"req-/);
+      expect(logged).toMatch(/"plaid_request_id":"req-/);
       expect(logged).not.toContain(item.accessToken);
       expect(logged).not.toContain(FAKE_SECRET);
     } finally {

@@ -3,7 +3,8 @@
  * counted at the driver (db/index.ts `observe`), never timed: statements per request, and
  * sequential round trips ("waves": a wave starts when a statement is sent while none is in
  * flight; statements sent together form one). Counted separately before the answer and after it
- * (lib/deferred.ts: the activity row goes after). On PGlite and on PostgreSQL.
+ * (lib/deferred.ts: the activity row goes after). In both protocol eras (a 2025 client after
+ * `initialize`, and a 2026-07-28 client with its per-request `_meta`), on PGlite and on PostgreSQL.
  */
 import { sql } from "drizzle-orm";
 import pg from "pg";
@@ -16,10 +17,14 @@ import { resetEnvCache } from "@/lib/env";
 import { createMcpEndpoint } from "@/lib/mcp/server";
 import { sweepRateLimits } from "@/lib/rate-limit";
 import { createScratchDatabase, testDatabaseKind } from "../helpers/db";
-import { TOOL_NAMES } from "../helpers/mcp-client";
+import { modernRequest, TOOL_NAMES } from "../helpers/mcp-client";
 import { isRateLimitSweep, type StatementCount, StatementCounter } from "../support/statement-counter";
 
 const APP_URL = "http://localhost:3000";
+
+/** The protocol eras one endpoint serves (lib/mcp/request.ts). */
+const ERAS = ["2025", "2026-07-28"] as const;
+type Era = (typeof ERAS)[number];
 
 /** The scratch database of the PostgreSQL run. */
 let scratchUrl = "";
@@ -35,6 +40,9 @@ describe("statements and round trips per MCP request", () => {
 
   beforeAll(async () => {
     process.env.APP_URL = APP_URL;
+    // Hundreds of calls with one key within a minute (the plan test alone makes 136): none may
+    // be answered by the rate limit instead of the tool.
+    process.env.RATE_LIMIT_PER_MINUTE = "100000";
     resetEnvCache();
     if (testDatabaseKind() === "postgres") {
       // Its own database: the demo users' addresses are fixed, and other files seed them too.
@@ -54,6 +62,7 @@ describe("statements and round trips per MCP request", () => {
     setDbForTesting(undefined);
     await handle?.close();
     await dropScratch?.();
+    delete process.env.RATE_LIMIT_PER_MINUTE;
     if (savedAppUrl === undefined) delete process.env.APP_URL;
     else process.env.APP_URL = savedAppUrl;
     resetEnvCache();
@@ -63,22 +72,29 @@ describe("statements and round trips per MCP request", () => {
   async function measure(
     label: string,
     body: unknown,
+    era: Era = "2025",
   ): Promise<{ before: StatementCount; after: StatementCount; status: number; texts: string[] }> {
     await settleDeferred();
     counter.take();
-    const status = await send(body);
+    const status = await send(body, era);
     const texts = [...counter.texts];
     const before = counter.take();
     await settleDeferred();
     const after = counter.takeWithoutSweeps();
     table.push(
-      `${label.padEnd(28)} ${before.statements} statements in ${before.waves} round trips / ${after.statements} after`,
+      `${era.padEnd(10)} ${label.padEnd(28)} ${before.statements} statements in ${before.waves} round trips / ${after.statements} after`,
     );
     return { before, after, status, texts };
   }
 
-  /** POSTs one message as a client with the active user's key; the answer's status, body read. */
-  async function send(body: unknown): Promise<number> {
+  /**
+   * POSTs one message as a client of `era` with the active user's key (a 2026-07-28 request
+   * carries its `_meta` and the headers that mirror it); the answer's status, body read.
+   */
+  async function send(body: unknown, era: Era = "2025"): Promise<number> {
+    const message = body as { method: string; id?: number; params?: Record<string, unknown> };
+    const modern =
+      era === "2026-07-28" ? modernRequest(message.method, message.params, message.id) : undefined;
     const response = await endpoint(
       new Request(`${APP_URL}/api/mcp`, {
         method: "POST",
@@ -87,9 +103,9 @@ describe("statements and round trips per MCP request", () => {
           authorization: `Bearer ${apiKey}`,
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-06-18",
+          ...(modern?.headers ?? { "mcp-protocol-version": "2025-06-18" }),
         },
-        body: JSON.stringify(body),
+        body: JSON.stringify(modern?.body ?? body),
       }),
     );
     await response.text();
@@ -112,7 +128,7 @@ describe("statements and round trips per MCP request", () => {
     expect(counter.takeWithoutSweeps().statements).toBe(1);
   });
 
-  it("initialize, tools/list, ping and a notification: one statement each, nothing after", async () => {
+  it("2025: initialize, tools/list, ping and a notification: one statement each, nothing after", async () => {
     const calls: Array<[string, unknown]> = [
       [
         "initialize",
@@ -135,23 +151,42 @@ describe("statements and round trips per MCP request", () => {
     }
   });
 
-  it("every tool: the caller in one round trip, the tool's own statements in one more, the activity row after the answer", async () => {
-    for (const name of TOOL_NAMES) {
-      const { before, after, status, texts } = await measure(
-        name,
-        rpc("tools/call", { name, arguments: {} }),
-      );
-      expect(status, name).toBe(200);
-      expect(before.waves, name).toBeLessThanOrEqual(2);
-      expect(after.statements, name).toBe(1);
-      // A recurring stream's list of its charges (a few KB per stream on a long history) is the
-      // sync's: no answer reads it.
-      expect(
-        texts.filter((t) => t.includes("transaction_ids")),
-        name,
-      ).toEqual([]);
+  it("2026-07-28: server/discover, tools/list, prompts/list and a removed method: one statement each, nothing after", async () => {
+    const calls: Array<[string, unknown, number]> = [
+      ["server/discover", rpc("server/discover"), 200],
+      ["tools/list", rpc("tools/list"), 200],
+      ["prompts/list", rpc("prompts/list"), 200],
+      ["prompts/get", rpc("prompts/get", { name: "subscription_audit", arguments: {} }), 200],
+      // Removed in this era (the SDK's 404): the caller is still identified and counted.
+      ["ping", rpc("ping"), 404],
+    ];
+    for (const [label, body, expected] of calls) {
+      const { before, after, status } = await measure(label, body, "2026-07-28");
+      expect(status, label).toBe(expected);
+      expect(before, label).toEqual({ statements: 1, waves: 1 });
+      expect(after.statements, label).toBe(0);
     }
   });
+
+  for (const era of ERAS)
+    it(`${era}: every tool: the caller in one round trip, the tool's own statements in one more, the activity row after the answer`, async () => {
+      for (const name of TOOL_NAMES) {
+        const { before, after, status, texts } = await measure(
+          name,
+          rpc("tools/call", { name, arguments: {} }),
+          era,
+        );
+        expect(status, name).toBe(200);
+        expect(before.waves, name).toBeLessThanOrEqual(2);
+        expect(after.statements, name).toBe(1);
+        // A recurring stream's list of its charges (a few KB per stream on a long history) is the
+        // sync's: no answer reads it.
+        expect(
+          texts.filter((t) => t.includes("transaction_ids")),
+          name,
+        ).toEqual([]);
+      }
+    });
 
   it.runIf(testDatabaseKind() === "pglite")(
     "every statement kept prepared runs with the plan made once for it, none planned anew on every run",
@@ -187,13 +222,17 @@ describe("statements and round trips per MCP request", () => {
     },
   );
 
-  it("list_accounts: three statements in all, the activity row included", async () => {
-    const { before, after } = await measure(
-      "list_accounts (again)",
-      rpc("tools/call", { name: "list_accounts" }),
-    );
-    expect(before.statements + after.statements).toBeLessThanOrEqual(3);
-  });
+  for (const era of ERAS)
+    it(`${era}: list_accounts: three statements in all, the activity row included`, async () => {
+      const { before, after, status } = await measure(
+        "list_accounts (again)",
+        rpc("tools/call", { name: "list_accounts" }),
+        era,
+      );
+      expect(status).toBe(200);
+      expect(after.statements).toBe(1);
+      expect(before.statements + after.statements).toBeLessThanOrEqual(3);
+    });
 
   it.runIf(testDatabaseKind() === "postgres")(
     "calls answered while an activity insert is under way share the next insert, and no row is lost",

@@ -26,7 +26,7 @@ export class StatementCounter implements QueryObserver {
   /** The text of each statement since the last `take()`. */
   texts: string[] = [];
 
-  started(text: string): void {
+  started(text: string): undefined {
     this.texts.push(text);
     if (this.inFlight === 0) this.waves += 1;
     this.inFlight += 1;

@@ -2,8 +2,10 @@
  * Auth.js logs through `authLogger`: what failed and where, never an error's message, which for
  * an adapter failure quotes the query's parameters (the session token among them).
  */
+
+import { AdapterError, SessionTokenError } from "@auth/core/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { authLogger } from "@/lib/auth-logger";
+import { authDatabaseFailedWithin, authLogger } from "@/lib/auth-logger";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -23,9 +25,15 @@ describe("authLogger", () => {
       lines.push(args.map(String).join(" "));
     });
     authLogger.error(error);
+    expect(lines).toHaveLength(1);
     const logged = lines.join("\n");
-    expect(logged).toContain("AdapterError");
-    expect(logged).toContain("57P01");
+    expect(JSON.parse(logged)).toMatchObject({
+      level: "error",
+      msg: "auth.error",
+      error: "AdapterError",
+      sqlstate: "57P01",
+      cause: "Error",
+    });
     expect(logged).not.toContain(token);
   });
 
@@ -35,5 +43,30 @@ describe("authLogger", () => {
     );
     authLogger.debug();
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("remembers that the database was unreachable (an adapter failure whose cause says so), not other failures", () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    vi.useFakeTimers();
+    try {
+      vi.advanceTimersByTime(10_000);
+      const wrong = new Error("adapter failed", {
+        cause: Object.assign(new Error("syntax"), { code: "42601" }),
+      });
+      authLogger.error(wrong);
+      expect(authDatabaseFailedWithin(1_000)).toBe(false);
+      // As Auth.js reports a session look-up that met a frozen database: its own errors wrap the
+      // driver's as `cause: { err }`.
+      const driver = new Error("Failed query", { cause: new Error("Query read timeout") });
+      // (Auth.js's constructors take an Error at run time; their types admit only a message.)
+      const wrap = <T>(Kind: new (m?: string) => T, error: Error): T =>
+        new (Kind as unknown as new (e: Error) => T)(error);
+      authLogger.error(wrap(SessionTokenError, wrap(AdapterError, driver)));
+      expect(authDatabaseFailedWithin(1_000)).toBe(true);
+      vi.advanceTimersByTime(1_500);
+      expect(authDatabaseFailedWithin(1_000)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

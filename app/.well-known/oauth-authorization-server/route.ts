@@ -1,3 +1,4 @@
+import { notAllowed } from "@/lib/http";
 import { preflightResponse, withCors } from "@/lib/oauth/http";
 import { authorizationServerMetadata } from "@/lib/oauth/metadata";
 
@@ -14,3 +15,7 @@ export function GET() {
     Response.json(authorizationServerMetadata(), { headers: { "Cache-Control": "public, max-age=300" } }),
   );
 }
+
+const otherMethods = notAllowed("GET");
+
+export { otherMethods as DELETE, otherMethods as PATCH, otherMethods as POST, otherMethods as PUT };

@@ -3,6 +3,7 @@
  * before trying the path-suffixed form. Same document as …/api/mcp.
  */
 import { metadataCorsOptionsRequestHandler } from "mcp-handler";
+import { notAllowed } from "@/lib/http";
 import { protectedResourceMetadata } from "@/lib/oauth/metadata";
 
 // Built from APP_URL at request time, never frozen at build time.
@@ -24,3 +25,8 @@ export async function GET(): Promise<Response> {
 
 // OPTIONS /.well-known/oauth-protected-resource – CORS preflight for browser-based clients
 export const OPTIONS = metadataCorsOptionsRequestHandler();
+
+// Anything else – 405 naming GET (Next's own 405 carries no Allow)
+const otherMethods = notAllowed("GET");
+
+export { otherMethods as DELETE, otherMethods as PATCH, otherMethods as POST, otherMethods as PUT };

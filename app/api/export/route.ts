@@ -1,7 +1,8 @@
 import { getDb } from "@/db";
-import { describeFailure } from "@/lib/errors";
+import { failureFields } from "@/lib/errors";
 import { exportDownload } from "@/lib/export/response";
 import { notAllowed, unavailable } from "@/lib/http";
+import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +11,7 @@ export async function GET(request: Request): Promise<Response> {
   try {
     return await exportDownload(await getDb(), request);
   } catch (error) {
-    console.error("[export] failed:", describeFailure(error));
+    log.error("export.failed", failureFields(error));
     return (
       unavailable(error) ??
       Response.json(

@@ -21,3 +21,6 @@ export async function GET(): Promise<Response> {
 export async function DELETE(): Promise<Response> {
   return methodNotAllowed();
 }
+
+// PUT|PATCH /api/mcp – 405 with Allow (Next's own 405 carries none)
+export { methodNotAllowed as PATCH, methodNotAllowed as PUT };

@@ -13,6 +13,7 @@
 import { Configuration, PlaidApi, PlaidEnvironments } from "plaid";
 import { z } from "zod";
 import { getEnv } from "@/lib/env";
+import { log } from "@/lib/log";
 import { ProviderError, type ProviderErrorCode } from "../provider";
 
 /** True when Plaid credentials are set: new connections then go through Plaid. */
@@ -132,25 +133,20 @@ export function toProviderError(error: unknown, endpoint: string): ProviderError
     // handled by callers; the rest is logged for support with Plaid's request id.
     const expected = body.data.error_code === "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION";
     if ((code === "provider_error" || code === "invalid_token") && !expected) {
-      console.error(
-        JSON.stringify({
-          msg: "plaid_error",
-          endpoint,
-          status: response?.status,
-          error_type: body.data.error_type,
-          error_code: body.data.error_code,
-          request_id: requestId,
-        }),
-      );
+      log.error("plaid.error", {
+        endpoint,
+        status: response?.status,
+        error_type: body.data.error_type,
+        error_code: body.data.error_code,
+        plaid_request_id: requestId,
+      });
     }
     const message = `Plaid ${body.data.error_code}: ${body.data.display_message ?? body.data.error_message ?? body.data.error_type}`;
     return new ProviderError(code, message.slice(0, 500), { requestId, providerCode: body.data.error_code });
   }
   // No Plaid body: a network failure or timeout. Retry later.
   const networkCode = parsed.success ? parsed.data.code : undefined;
-  console.error(
-    JSON.stringify({ msg: "plaid_unreachable", endpoint, status: response?.status, code: networkCode }),
-  );
+  log.error("plaid.unreachable", { endpoint, status: response?.status, code: networkCode });
   return new ProviderError(
     "provider_error",
     `Plaid could not be reached (${networkCode ?? response?.status ?? "no response"}).`,

@@ -6,7 +6,8 @@
 import type { z } from "zod";
 import { getSessionUser, type SessionUser } from "@/lib/auth";
 import { getEnv } from "@/lib/env";
-import { AppError, describeFailure, toAppError } from "@/lib/errors";
+import { AppError, failureFields, toAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { isPlaidConfigured } from "./client";
 
 /** The signed-in user of a same-origin request with Plaid configured; throws AppError otherwise. */
@@ -41,6 +42,6 @@ export async function parseJsonBody<S extends z.ZodType>(request: Request, schem
 /** An AppError (or anything thrown) as a JSON response; 5xx details are logged, not returned. */
 export function errorResponse(error: unknown, label: string): Response {
   const appError = toAppError(error);
-  if (appError.status >= 500) console.error(`[${label}] failed:`, describeFailure(error));
+  if (appError.status >= 500) log.error(`${label}.failed`, failureFields(error));
   return appError.toResponse();
 }

@@ -1,5 +1,6 @@
 import { NextRequest } from "next/server";
 import { handlers } from "@/lib/auth";
+import { notAllowed } from "@/lib/http";
 import { safeCallbackPath } from "@/lib/safe-redirect";
 
 export const dynamic = "force-dynamic";
@@ -69,3 +70,7 @@ export function GET(req: NextRequest) {
 export function POST(req: NextRequest) {
   return handlers.POST(withSafeCallback(req));
 }
+
+const otherMethods = notAllowed("GET", "POST");
+
+export { otherMethods as DELETE, otherMethods as PATCH, otherMethods as PUT };

@@ -2,8 +2,9 @@ import { getDb } from "@/db";
 import { getSessionUser } from "@/lib/auth";
 import { completeCheckoutReturn } from "@/lib/billing/checkout";
 import { getEnv } from "@/lib/env";
-import { describeFailure } from "@/lib/errors";
+import { failureFields } from "@/lib/errors";
 import { notAllowed } from "@/lib/http";
+import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +21,7 @@ export async function GET(request: Request): Promise<Response> {
     await completeCheckoutReturn(await getDb(), user.id, sessionId);
     return Response.redirect(`${appUrl}/dashboard/billing?checkout=success`, 303);
   } catch (error) {
-    console.error("[checkout return] failed:", describeFailure(error));
+    log.error("checkout_return.failed", failureFields(error));
     return Response.redirect(`${appUrl}/dashboard/billing?checkout=error`, 303);
   }
 }

@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { getDb } from "@/db";
 import { syncDueConnections } from "@/lib/banking/sync-due";
 import { getEnv } from "@/lib/env";
-import { describeFailure } from "@/lib/errors";
+import { failureFields } from "@/lib/errors";
 import { notAllowed, unavailable } from "@/lib/http";
+import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 // A batch of bank syncs can take a while; Vercel caps the function at this many seconds.
@@ -19,7 +20,7 @@ export const maxDuration = 300;
 function isAuthorized(request: Request): boolean {
   const secret = getEnv().CRON_SECRET;
   if (!secret) {
-    console.warn("[cron] CRON_SECRET is not set: /api/cron/sync refuses every call.");
+    log.warn("cron.secret_missing", { detail: "CRON_SECRET is not set: /api/cron/sync refuses every call." });
     return false;
   }
   const header = request.headers.get("authorization") ?? "";
@@ -36,17 +37,10 @@ async function run(request: Request): Promise<Response> {
   }
   try {
     const report = await syncDueConnections(await getDb());
-    console.info(
-      JSON.stringify({
-        msg: "scheduled_sync",
-        due: report.due,
-        synced: report.synced,
-        failed: report.failed,
-      }),
-    );
+    log.info("cron.scheduled_sync", { due: report.due, synced: report.synced, failed: report.failed });
     return Response.json(report, { headers: { "cache-control": "no-store" } });
   } catch (error) {
-    console.error("[cron] scheduled sync failed:", describeFailure(error));
+    log.error("cron.scheduled_sync_failed", failureFields(error));
     const down = unavailable(error);
     if (down) return down;
     return Response.json(

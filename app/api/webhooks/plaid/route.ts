@@ -3,8 +3,9 @@ import { fetchPlaidWebhookKey, isPlaidConfigured } from "@/lib/banking/plaid/cli
 import { createPlaidWebhookVerifier } from "@/lib/banking/plaid/webhook-verify";
 import { applyPlaidWebhook, plaidDeliveryId, plaidWebhookSchema } from "@/lib/banking/plaid/webhooks";
 import { syncConnection } from "@/lib/banking/sync";
-import { describeFailure } from "@/lib/errors";
+import { failureFields } from "@/lib/errors";
 import { notAllowed, readBodyText, tooLarge, unavailable } from "@/lib/http";
+import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -27,11 +28,11 @@ export async function POST(request: Request): Promise<Response> {
     verification = await verifier.verify(rawBody, request.headers.get("plaid-verification"));
   } catch (error) {
     // Plaid's key endpoint unreachable: we cannot tell, so ask Plaid to retry later.
-    console.error("[plaid webhook] key fetch failed:", describeFailure(error));
+    log.error("plaid_webhook.key_fetch_failed", failureFields(error));
     return json(503, { error: "unavailable" });
   }
   if (!verification.ok) {
-    console.warn(JSON.stringify({ msg: "plaid_webhook_rejected", reason: verification.reason }));
+    log.warn("plaid_webhook.rejected", { reason: verification.reason });
     return json(401, { error: "unauthorized", message: "Webhook verification failed." });
   }
 
@@ -51,13 +52,10 @@ export async function POST(request: Request): Promise<Response> {
       webhook.data,
       plaidDeliveryId(verification.bodySha256, verification.iat),
     );
-    console.info(
-      JSON.stringify({
-        msg: "plaid_webhook",
-        type: `${webhook.data.webhook_type}.${webhook.data.webhook_code}`,
-        outcome: outcome.kind,
-      }),
-    );
+    log.info("plaid_webhook", {
+      type: `${webhook.data.webhook_type}.${webhook.data.webhook_code}`,
+      outcome: outcome.kind,
+    });
     if (outcome.kind === "applied" && outcome.sync) {
       // After the commit: a sync calls Plaid and records its own failures on the connection
       // (the scheduled sync retries), so the webhook is acknowledged either way.
@@ -66,7 +64,7 @@ export async function POST(request: Request): Promise<Response> {
     }
     return json(200, { received: true, outcome: outcome.kind });
   } catch (error) {
-    console.error("[plaid webhook] failed:", describeFailure(error));
+    log.error("plaid_webhook.failed", failureFields(error));
     // Database down: 503 with Retry-After, so Plaid delivers the webhook again.
     const down = unavailable(error);
     if (down) return down;

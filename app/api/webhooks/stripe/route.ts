@@ -1,7 +1,8 @@
 import { getDb } from "@/db";
 import { processStripeEvent, verifyStripeEvent } from "@/lib/billing/stripe-webhook";
-import { describeFailure, toAppError } from "@/lib/errors";
+import { failureFields, toAppError } from "@/lib/errors";
 import { notAllowed, readBodyText, tooLarge, unavailable } from "@/lib/http";
+import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -17,11 +18,11 @@ export async function POST(request: Request): Promise<Response> {
     // Database down: 503 with Retry-After, and Stripe delivers the event again later.
     const down = unavailable(error);
     if (down) {
-      console.error("[stripe webhook] database unavailable:", describeFailure(error));
+      log.error("stripe_webhook.database_unavailable", failureFields(error));
       return down;
     }
     const appError = toAppError(error);
-    if (appError.status >= 500) console.error("[stripe webhook] failed:", describeFailure(error));
+    if (appError.status >= 500) log.error("stripe_webhook.failed", failureFields(error));
     return appError.toResponse();
   }
 }
