@@ -53,6 +53,7 @@ import { createMcpEndpoint } from "@/lib/mcp/server";
 import { TOOL_NAMES } from "@/tests/helpers/mcp-client";
 import { StatementCounter } from "@/tests/support/statement-counter";
 import { benchDrivers } from "./bench-drivers";
+import { benchExport, prepareExportBench } from "./bench-export";
 
 const NEXT_BIN = path.join(import.meta.dirname, "..", "node_modules", "next", "dist", "bin", "next");
 
@@ -150,6 +151,7 @@ async function seed(): Promise<string> {
     // the old versions of rows the rollups rewrote. (On PGlite the sync does it, lib/banking/sync.ts.)
     // On the sync pool: the request pool's statement bound (3 s) is far shorter than a vacuum.
     if (DATABASE_URL) await syncDatabaseFor(handle.db).execute(sql`vacuum (analyze)`);
+    await prepareExportBench(handle.db);
     return result.apiKey;
   } finally {
     await handle.close();
@@ -495,6 +497,7 @@ async function main() {
     await waitForServer(server, apiKey);
     const tools = await listTools(apiKey);
     if (tools.length !== 12) console.warn(`Note: tools/list returned ${tools.length} tools, not 12.`);
+    await benchExport(APP_URL, () => serverCpuSeconds(server.pid ?? 0), DATABASE_URL && databaseCpuSeconds);
     const group = server.pid ?? 0;
     const rows: Row[] = [];
     // One untimed second of every target first: the server's code is compiled and its query

@@ -4,7 +4,11 @@ import { useActionState } from "react";
 import { type ActionState, IDLE } from "@/lib/action-state";
 import { keepAppAction, revokeAppAction } from "./actions";
 
-/** The Keep and Revoke buttons of one connected app. */
+/**
+ * The Keep and Revoke buttons of one connected app. Each button's name is its visible label, then
+ * the app's name for screen readers ("Revoke Claude"): a name that starts with what is shown is
+ * what a voice-control user says to press it (WCAG 2.5.3), also while it reads "Revoking…".
+ */
 export function AppButtons({ grantId, appName }: { grantId: string; appName: string }) {
   const [kept, keepAction, keeping] = useActionState(keepAppAction, IDLE as ActionState);
   const [revoked, revokeAction, revoking] = useActionState(revokeAppAction, IDLE as ActionState);
@@ -16,10 +20,10 @@ export function AppButtons({ grantId, appName }: { grantId: string; appName: str
         <button
           type="submit"
           disabled={keeping}
-          aria-label={`Keep ${appName} connected for another year`}
           className="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-50 disabled:opacity-50"
         >
           {keeping ? "Keeping…" : "Keep for a year"}
+          <span className="sr-only">: {appName}</span>
         </button>
       </form>
       <form action={revokeAction}>
@@ -27,10 +31,10 @@ export function AppButtons({ grantId, appName }: { grantId: string; appName: str
         <button
           type="submit"
           disabled={revoking}
-          aria-label={`Revoke ${appName}`}
           className="rounded-md border border-red-300 px-3 py-1.5 text-sm text-red-700 hover:bg-red-50 disabled:opacity-50"
         >
           {revoking ? "Revoking…" : "Revoke"}
+          <span className="sr-only"> {appName}</span>
         </button>
       </form>
       <span role="status" className="text-sm text-slate-700">
