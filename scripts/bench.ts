@@ -39,7 +39,7 @@
  * It prints figures; it asserts nothing.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -91,9 +91,11 @@ if (SECTION === "drivers" && !DATABASE_URL) throw new Error("--section drivers n
 const APP_URL = `http://localhost:${PORT}`;
 const MCP_URL = `${APP_URL}/api/mcp`;
 
-// Throwaway secrets for this run: the production server insists on them, and the seed encrypts
-// the sandbox bank's tokens with the same key the server will read them with.
-process.env.ENCRYPTION_KEY ??= randomBytes(32).toString("hex");
+// Throwaway secrets: the production server insists on them, and the seed encrypts the sandbox
+// bank's tokens with the same key the server will read them with. The key is the same in every
+// run (a bench-only value, never a deployment's), so a database seeded by an earlier run is read
+// again instead of failing to decrypt.
+process.env.ENCRYPTION_KEY ??= createHash("sha256").update("ledgerlink bench database").digest("hex");
 process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
 
 const serverEnv: NodeJS.ProcessEnv = {
