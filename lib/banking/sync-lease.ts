@@ -44,7 +44,8 @@ export function newLeaseHolder(): string {
 /**
  * Takes the connection's lease for `holder` when no live lease is held, and notes the attempt.
  * Returns the connection's row as it now is, or null when another sync holds the lease (or the
- * connection is gone or disconnected).
+ * connection is gone or disconnected). A row locked at that moment is a running sync writing
+ * (its transaction holds the row): refused at once rather than waited for.
  */
 export async function takeSyncLease(
   db: Database,
@@ -62,6 +63,14 @@ export async function takeSyncLease(
     .where(
       and(
         eq(bankConnections.id, connectionId),
+        inArray(
+          bankConnections.id,
+          db
+            .select({ id: bankConnections.id })
+            .from(bankConnections)
+            .where(eq(bankConnections.id, connectionId))
+            .for("update", { skipLocked: true }),
+        ),
         ne(bankConnections.status, "disconnected"),
         or(isNull(bankConnections.syncLeaseUntil), lt(bankConnections.syncLeaseUntil, now)),
       ),
@@ -195,7 +204,7 @@ export interface ClaimedConnection {
  * a holder of its own. Two runs at once therefore split the due connections, none twice.
  */
 export async function claimDueConnections(
-  db: Database,
+  db: Pick<Database, "execute">,
   options: DueOptions = {},
 ): Promise<ClaimedConnection[]> {
   const now = options.now ?? new Date();
