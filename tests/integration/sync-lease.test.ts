@@ -16,14 +16,14 @@ import { IDLE } from "@/lib/action-state";
 import { syncNow } from "@/lib/banking/connections";
 import type { BankProvider } from "@/lib/banking/provider";
 import { getProvider } from "@/lib/banking/registry";
-import { syncConnection } from "@/lib/banking/sync";
-import { syncDueConnections } from "@/lib/banking/sync-due";
 import {
   claimDueConnections,
   findDueConnections,
   releaseSyncLease,
+  syncConnection,
   takeSyncLease,
-} from "@/lib/banking/sync-lease";
+} from "@/lib/banking/sync";
+import { syncDueConnections } from "@/lib/banking/sync-due";
 import { resetEnvCache } from "@/lib/env";
 import { testDatabaseKind, useTestDatabase } from "@/tests/helpers/db";
 import { createTestUser, linkPlaidItem, usePlaidFake } from "@/tests/helpers/fixtures";
