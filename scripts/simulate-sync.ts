@@ -318,7 +318,7 @@ async function main() {
     [atDefaults * 10, CRON_MINUTES, batch],
     [atDefaults * 10, CRON_MINUTES, Math.ceil((atDefaults * 10 * CRON_MINUTES) / staleMinutes)],
     [atDefaults * 10, 15, Math.ceil((atDefaults * 10 * 15) / staleMinutes)],
-    [atDefaults * 10, 15, 100],
+    [atDefaults * 10, 15, 75],
     [atDefaults * 100, 15, 100],
     [atDefaults * 100, 5, Math.ceil((atDefaults * 100 * 5) / staleMinutes)],
     [atDefaults * 100, 1, Math.ceil((atDefaults * 100 * 1) / staleMinutes) + 10],
