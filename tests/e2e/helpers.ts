@@ -138,6 +138,8 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 export interface StartedServer extends E2eServer {
   /** Stops `next start` and deletes its data folder (E2E_KEEP=1 keeps it). */
   stop(): Promise<void>;
+  /** Sends `signal` (e.g. SIGKILL: a crashed instance) and resolves once the process has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -197,6 +199,12 @@ export async function startServer(
     log.end();
     if (process.env.E2E_KEEP !== "1") await fs.rm(runDir, { recursive: true, force: true });
   };
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill(signal);
+    await exited;
+  };
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) {
@@ -212,7 +220,7 @@ export async function startServer(
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  return { baseUrl, logPath, skipReason: "", stop };
+  return { baseUrl, logPath, skipReason: "", stop, kill };
 }
 
 /**
