@@ -147,8 +147,9 @@ export interface StartedServer extends E2eServer {
  * `.next-e2e`), for tests that need settings the shared server does not have (e.g. Plaid pointed
  * at a local fake). Same defaults as global-setup.ts — production, BILLING=local,
  * EMAIL_TRANSPORT=log, fresh AUTH_SECRET / ENCRYPTION_KEY, its own port, APP_URL and a fresh
- * PGlite folder `.data/e2e-<name>-<random>/pglite` — with `env` applied last. Call `stop()` in
- * afterAll.
+ * PGlite folder `.data/e2e-<name>-<random>/pglite` — with `env` applied last (a DATABASE_URL there
+ * puts it on PostgreSQL instead; several servers given the same one share it). Call `stop()` in
+ * afterAll; `kill("SIGKILL")` crashes it.
  */
 export async function startServer(
   options: {
