@@ -54,6 +54,7 @@ const skipReason = e2eServer().skipReason
   : adminUrl
     ? ""
     : "TEST_DATABASE_URL is not set: two servers need one PostgreSQL database to share.";
+if (skipReason) console.warn(`[many] many-instance tests skipped: ${skipReason}`);
 
 /** The per-credential limit both servers are given (RATE_LIMIT_PER_MINUTE). */
 const LIMIT = 30;
