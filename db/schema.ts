@@ -177,6 +177,12 @@ export const bankConnections = pgTable(
      * that was killed leaves a lease that runs out, and the next cron run or webhook retries it.
      */
     syncLeaseUntil: ts(),
+    /**
+     * Who holds the lease: a random id per sync (lib/banking/sync-lease.ts). Only its holder renews
+     * or releases it; a lease left behind by a killed sync (holder set, time run out) makes the
+     * connection due again at once, whatever its status and retry wait.
+     */
+    syncLeaseHolder: text(),
     lastErrorCode: text(),
     lastErrorMessage: text(),
     /** Warnings of the last successful sync (written by the sync engine); null when none. */

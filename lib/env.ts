@@ -104,6 +104,12 @@ const envSchema = z.object({
     .transform((v) => v === "1"),
   SYNC_STALE_AFTER_MINUTES: positiveInt(360),
   SYNC_BATCH_SIZE: positiveInt(25),
+  /**
+   * How far ahead a running sync holds its connection's lease (renewed every third of it). A sync
+   * that was killed keeps the connection from being synced again until its lease runs out, then
+   * the next cron run retries it. Short in tests that kill servers.
+   */
+  SYNC_LEASE_SECONDS: positiveInt(60),
   SMTP_URL: optionalString,
   /**
    * How sign-in links are delivered: `smtp` (needs SMTP_URL) or `log` (written to the server log).

@@ -149,7 +149,7 @@ export async function linkConnection(
   return { connection: await requireConnection(db, input.userId, connection.id), sync };
 }
 
-/** Syncs the user's connection now (the dashboard's "Sync now"). */
+/** Syncs the user's connection now (the dashboard's "Sync now"); `skipped: "already_running"` while another sync of it runs. */
 export async function syncNow(
   db: Database,
   userId: string,

@@ -7,9 +7,11 @@
  * investment transactions, liabilities, recurring streams, balance history), then write it in ONE
  * database transaction together with the new cursor, so a failure leaves nothing half-written
  * and the next sync starts from the old cursor (Plaid's recommended pattern:
- * https://plaid.com/docs/transactions/sync-migration/). Concurrent syncs of one connection are
- * serialised by locking the connection row; a sync whose starting cursor was already consumed
- * by another one writes nothing.
+ * https://plaid.com/docs/transactions/sync-migration/). One sync per connection runs at a time:
+ * a sync first takes the connection's lease (sync-lease.ts), and one that cannot says a sync is
+ * already running (`skipped: "already_running"`) without calling the provider. The write locks
+ * the connection row and writes nothing (`skipped: "superseded"`) when its starting cursor was
+ * already consumed or its lease was taken over by another sync.
  *
  * Idempotent: rows are upserted on their natural keys ((account, provider transaction id),
  * (connection, provider account id) …), so running a sync twice changes nothing.
@@ -41,7 +43,7 @@
  * investment accounts of a provider without history (Plaid) start their history at their
  * first sync: a balance that cannot be derived is left missing rather than invented.
  */
-import { and, eq, inArray, max, notInArray, sql } from "drizzle-orm";
+import { and, eq, max, notInArray, sql } from "drizzle-orm";
 import { type Database, isPooled, syncDatabaseFor } from "@/db";
 import {
   balanceSnapshots,
@@ -74,6 +76,16 @@ import {
   type RemovedTransaction,
 } from "./provider";
 import { getProvider } from "./registry";
+import {
+  leaseClock,
+  newLeaseHolder,
+  releaseSyncLease,
+  renewSyncLease,
+  syncLeaseMs,
+  takeSyncLease,
+} from "./sync-lease";
+
+export { renewSyncLease } from "./sync-lease";
 
 export interface SyncSummary {
   connectionId: string;
@@ -84,8 +96,12 @@ export interface SyncSummary {
   removed: number;
   accounts: number;
   snapshots: number;
-  /** True when another sync of the same connection got there first and this one wrote nothing. */
-  skipped?: boolean;
+  /**
+   * Set when this sync wrote nothing: `already_running` when another sync held the connection's
+   * lease (nothing was fetched from the provider), `superseded` when another sync got there
+   * first while this one was fetching (its data is already written).
+   */
+  skipped?: "already_running" | "superseded";
   error?: { code: string; message: string; requestId?: string };
   /** Products the bank does not serve for this connection (the sync succeeded without them). */
   warnings?: ConnectionWarning[];
@@ -96,6 +112,8 @@ export interface SyncOptions {
   now?: Date;
   /** Use this provider instead of the registry's (tests). */
   provider?: BankProvider;
+  /** The lease is already held under this holder id (the cron's claimed batch, sync-lease.ts). */
+  lease?: { holder: string };
 }
 
 /** Associated data binding a stored access token to its connection (lib/crypto.ts). */
@@ -254,38 +272,38 @@ export async function syncConnection(
   options: SyncOptions = {},
 ): Promise<SyncSummary> {
   const now = options.now ?? new Date();
-  const [connection] = await db
-    .select()
-    .from(bankConnections)
-    .where(eq(bankConnections.id, connectionId))
-    .limit(1);
-  if (!connection) throw new AppError("not_found", "No such bank connection.");
-  const summary: SyncSummary = {
+  const clock = leaseClock(now);
+  const emptySummary = (status: ConnectionStatus): SyncSummary => ({
     connectionId,
-    status: connection.status,
+    status,
     added: 0,
     modified: 0,
     removed: 0,
     accounts: 0,
     snapshots: 0,
-  };
-  if (connection.status === "disconnected") return summary;
-  // The lease: taken now, renewed while the sync runs, dropped when it ends. Its clock is the
-  // sync's own (`now`, which tests pin) plus the real time spent since the start.
-  const startedWall = Date.now();
-  const leaseUntil = () => new Date(now.getTime() + (Date.now() - startedWall) + SYNC_LEASE_SECONDS * 1000);
-  await db
-    .update(bankConnections)
-    .set({ lastSyncAttemptAt: now, syncLeaseUntil: leaseUntil() })
-    .where(eq(bankConnections.id, connectionId));
-  const renew = setInterval(
-    () => {
-      renewSyncLease(db, connectionId, leaseUntil()).catch((error: unknown) =>
-        log.error("sync.lease_renew_failed", failureFields(error)),
-      );
-    },
-    (SYNC_LEASE_SECONDS * 1000) / 3,
-  );
+  });
+  // The lease first: a sync that cannot hold it reads nothing from the provider.
+  const holder = options.lease?.holder ?? newLeaseHolder();
+  const connection = options.lease
+    ? (await db.select().from(bankConnections).where(eq(bankConnections.id, connectionId)).limit(1))[0]
+    : await takeSyncLease(db, connectionId, holder, now);
+  if (!connection || connection.syncLeaseHolder !== holder || connection.status === "disconnected") {
+    const [row] = connection
+      ? [connection]
+      : await db.select().from(bankConnections).where(eq(bankConnections.id, connectionId)).limit(1);
+    if (!row) throw new AppError("not_found", "No such bank connection.");
+    if (options.lease) await releaseSyncLease(db, connectionId, holder);
+    if (row.status === "disconnected") return emptySummary(row.status);
+    log.info("sync.already_running", { connection_id: connectionId });
+    return { ...emptySummary(row.status), skipped: "already_running" };
+  }
+  const summary = emptySummary(connection.status);
+  // Renewed while the sync runs, released when it ends (only by its holder).
+  const renew = setInterval(() => {
+    renewSyncLease(db, connectionId, holder, new Date(clock().getTime() + syncLeaseMs())).catch(
+      (error: unknown) => log.error("sync.lease_renew_failed", failureFields(error)),
+    );
+  }, syncLeaseMs() / 3);
   renew.unref();
 
   // The heavy reads and the one write transaction go through the sync pool (longer statement bound).
@@ -329,14 +347,14 @@ export async function syncConnection(
 
     const written = await writer.transaction(async (tx) => {
       const [locked] = await tx
-        .select({ syncCursor: bankConnections.syncCursor })
+        .select({ syncCursor: bankConnections.syncCursor, holder: bankConnections.syncLeaseHolder })
         .from(bankConnections)
         .where(eq(bankConnections.id, connectionId))
         .for("update");
-      if (!locked || locked.syncCursor !== connection.syncCursor) return null;
+      if (!locked || locked.syncCursor !== connection.syncCursor || locked.holder !== holder) return null;
       return writeSync(tx, connection.userId, connectionId, fetched, { now, today, fillFrom, history });
     });
-    if (!written) return { ...summary, skipped: true };
+    if (!written) return { ...summary, skipped: "superseded" };
     await maintainEmbedded(
       db,
       fetched.added.length + fetched.modified.length + fetched.removed.length + written.snapshots,
@@ -357,10 +375,11 @@ export async function syncConnection(
     const message =
       providerError?.message ?? (error instanceof AppError ? error.message : "The sync failed unexpectedly.");
     const status: ConnectionStatus = code === "reauth_required" ? "reauth_required" : "error";
+    // Recorded only while this sync holds the lease: a sync that took over may have succeeded.
     await db
       .update(bankConnections)
       .set({ status, lastErrorCode: code, lastErrorMessage: message })
-      .where(eq(bankConnections.id, connectionId));
+      .where(and(eq(bankConnections.id, connectionId), eq(bankConnections.syncLeaseHolder, holder)));
     if (!providerError && !(error instanceof AppError)) throw error;
     return {
       ...summary,
@@ -369,11 +388,9 @@ export async function syncConnection(
     };
   } finally {
     clearInterval(renew);
-    await db
-      .update(bankConnections)
-      .set({ syncLeaseUntil: null })
-      .where(eq(bankConnections.id, connectionId))
-      .catch((error: unknown) => log.error("sync.lease_release_failed", failureFields(error)));
+    await releaseSyncLease(db, connectionId, holder).catch((error: unknown) =>
+      log.error("sync.lease_release_failed", failureFields(error)),
+    );
   }
 }
 
@@ -404,30 +421,6 @@ async function maintainEmbedded(db: Database, rows: number): Promise<void> {
     .execute(sql`vacuum (analyze)`)
     .catch((error: unknown) => log.error("sync.vacuum_failed", failureFields(error)));
 }
-
-/**
- * Moves a running sync's lease to `until`, unless the connection's row is locked: the sync's own
- * write transaction holds it (`for update`) while it writes, and that lock already keeps every
- * other sync of the connection from writing. Waiting for it instead held a request connection
- * until the statement bound cut the wait, and logged a failure every 20 s of a long first sync
- * on a server. True when the lease moved.
- */
-export async function renewSyncLease(db: Database, connectionId: string, until: Date): Promise<boolean> {
-  const free = db
-    .select({ id: bankConnections.id })
-    .from(bankConnections)
-    .where(eq(bankConnections.id, connectionId))
-    .for("update", { skipLocked: true });
-  const moved = await db
-    .update(bankConnections)
-    .set({ syncLeaseUntil: until })
-    .where(and(eq(bankConnections.id, connectionId), inArray(bankConnections.id, free)))
-    .returning({ id: bankConnections.id });
-  return moved.length > 0;
-}
-
-/** How far ahead a running sync holds its lease; renewed every third of it. */
-export const SYNC_LEASE_SECONDS = 60;
 
 async function writeSync(
   tx: Tx,

@@ -88,7 +88,8 @@ describe("GET /api/cron/sync", () => {
         .where(eq(bankConnections.id, ids[0]!));
       const res = await get({ authorization: `Bearer ${SECRET}` });
       expect(res.status).toBe(200);
-      expect(res.body.results.map((r: { connectionId: string }) => r.connectionId)).toEqual([ids[0]]);
+      expect(res.body).toMatchObject({ due: 1, synced: 1, failed: 0, skipped: 0 });
+      expect(res.body.results).toEqual([{ connectionId: ids[0], outcome: "synced", status: "healthy" }]);
       const [row] = await getDb().select().from(bankConnections).where(eq(bankConnections.id, ids[0]!));
       expect(row?.lastSyncedAt?.getTime()).toBeGreaterThan(stale.getTime());
       expect(JSON.stringify(res.body)).not.toMatch(/access-sandbox-/);
@@ -121,7 +122,7 @@ describe("sync leases", () => {
     expect((await findDueConnections(db, { now, userIds: [userId] })).sort()).toEqual([killed, done].sort());
     // A sync that ends releases its lease.
     const report = await syncDueConnections(db, { now, userIds: [userId] });
-    expect(report).toMatchObject({ due: 2, synced: 2, failed: 0 });
+    expect(report).toMatchObject({ due: 2, synced: 2, failed: 0, skipped: 0 });
     const rows = await db.select().from(bankConnections).where(eq(bankConnections.userId, userId));
     expect(rows.filter((r) => r.id !== running).map((r) => r.syncLeaseUntil)).toEqual([null, null]);
   });

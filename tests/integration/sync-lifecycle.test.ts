@@ -19,6 +19,7 @@ import { forceReauth, reconnectConnection, syncNow } from "@/lib/banking/connect
 import { type BankProvider, ProviderError } from "@/lib/banking/provider";
 import { createSandboxProvider, generateSandboxData } from "@/lib/banking/sandbox";
 import { renewSyncLease, syncConnection } from "@/lib/banking/sync";
+import { takeSyncLease } from "@/lib/banking/sync-lease";
 import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 import { createTestUser, linkSandboxBank } from "../helpers/fixtures";
 
@@ -272,8 +273,14 @@ describe("sync lease", () => {
     const leaseOf = async () =>
       (await db.select().from(bankConnections).where(eq(bankConnections.id, connection.id)))[0]!
         .syncLeaseUntil;
+    const leaseHolder = "holder-lifecycle";
+    expect(await takeSyncLease(db, connection.id, leaseHolder, new Date())).not.toBeNull();
     const first = new Date(Date.now() + 60_000);
-    expect(await renewSyncLease(db, connection.id, first)).toBe(true);
+    expect(await renewSyncLease(db, connection.id, leaseHolder, first)).toBe(true);
+    // Only its holder moves a lease.
+    expect(await renewSyncLease(db, connection.id, "someone-else", new Date(first.getTime() + 1))).toBe(
+      false,
+    );
     expect(await leaseOf()).toEqual(first);
     // PGlite has one connection: no other transaction can hold the row while a statement runs.
     if (testDatabaseKind() !== "postgres") return;
@@ -284,14 +291,16 @@ describe("sync lease", () => {
       await holder.query("select id from bank_connections where id = $1 for update", [connection.id]);
       // Answered while the lock is still held: waiting for it would end at the statement bound
       // (57014), logged as a failure every 20 s of a long first sync.
-      expect(await renewSyncLease(db, connection.id, new Date(first.getTime() + 20_000))).toBe(false);
+      expect(await renewSyncLease(db, connection.id, leaseHolder, new Date(first.getTime() + 20_000))).toBe(
+        false,
+      );
       await holder.query("rollback");
     } finally {
       await holder.end();
     }
     expect(await leaseOf()).toEqual(first);
     const later = new Date(first.getTime() + 40_000);
-    expect(await renewSyncLease(db, connection.id, later)).toBe(true);
+    expect(await renewSyncLease(db, connection.id, leaseHolder, later)).toBe(true);
     expect(await leaseOf()).toEqual(later);
   });
 });

@@ -51,7 +51,13 @@ export const syncBankAction = createAction(connectionSchema, async ({ connection
   }
   if (summary.error)
     throw new AppError("provider_error", `The bank did not answer: ${summary.error.message}`);
-  return { data: undefined, message: summary.skipped ? "A sync was already running." : "Synced just now." };
+  if (summary.skipped === "already_running") {
+    return {
+      data: undefined,
+      message: "A sync of this bank is already under way: its data updates when it ends.",
+    };
+  }
+  return { data: undefined, message: "Synced just now." };
 });
 
 /** Reconnect finished: the connection is healthy again and syncs. */

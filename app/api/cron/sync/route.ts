@@ -37,7 +37,12 @@ async function run(request: Request): Promise<Response> {
   }
   try {
     const report = await syncDueConnections(await getDb());
-    log.info("cron.scheduled_sync", { due: report.due, synced: report.synced, failed: report.failed });
+    log.info("cron.scheduled_sync", {
+      due: report.due,
+      synced: report.synced,
+      failed: report.failed,
+      skipped: report.skipped,
+    });
     return Response.json(report, { headers: { "cache-control": "no-store" } });
   } catch (error) {
     log.error("cron.scheduled_sync_failed", failureFields(error));
@@ -50,7 +55,7 @@ async function run(request: Request): Promise<Response> {
   }
 }
 
-// GET /api/cron/sync – Vercel Cron: sync connections whose data is stale (CRON_SECRET bearer)
+// GET /api/cron/sync – Vercel Cron: claim and sync the connections that are due (CRON_SECRET bearer); answers {due, synced, failed, skipped, results}
 export async function GET(request: Request): Promise<Response> {
   return run(request);
 }

@@ -59,7 +59,12 @@ export async function POST(request: Request): Promise<Response> {
     if (outcome.kind === "applied" && outcome.sync) {
       // After the commit: a sync calls Plaid and records its own failures on the connection
       // (the scheduled sync retries), so the webhook is acknowledged either way.
+      // A sync already running for this bank holds its lease: this one fetches nothing and says so.
       const summary = await syncConnection(db, outcome.connectionId);
+      if (summary.skipped === "already_running") {
+        log.info("plaid_webhook.sync_already_running", { connection_id: outcome.connectionId });
+        return json(200, { received: true, outcome: outcome.kind, sync: "already_running" });
+      }
       return json(200, { received: true, outcome: outcome.kind, status: summary.status });
     }
     return json(200, { received: true, outcome: outcome.kind });
