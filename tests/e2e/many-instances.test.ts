@@ -64,6 +64,8 @@ const LEASE_SECONDS = 4;
 const SYNC_LATENCY_MS = 400;
 /** Connections due at the two parallel cron runs (the issue saw 9). */
 const DUE = 9;
+/** SYNC_BATCH_SIZE on both servers: below DUE, so that the two runs must split the work. */
+const BATCH = 5;
 
 /** Polls `probe` until it returns a value `done` accepts, at most `timeoutMs`. */
 async function until<T>(
@@ -103,12 +105,18 @@ const tally = (statuses: number[]) =>
     return acc;
   }, {});
 
+/** The cron's answer (lib/banking/sync-due.ts DueSyncReport): `due` = synced + failed + skipped. */
 interface CronReport {
   due: number;
   synced: number;
   failed: number;
-  skipped?: number;
-  results: Array<{ connectionId: string; status: string; error?: string; skipped?: boolean }>;
+  skipped: number;
+  results: Array<{
+    connectionId: string;
+    outcome: "synced" | "failed" | "skipped";
+    status: string;
+    error?: string;
+  }>;
 }
 
 describe.skipIf(Boolean(skipReason))(
@@ -155,6 +163,7 @@ describe.skipIf(Boolean(skipReason))(
         AUTH_URL: `${appUrl}/api/auth`,
         RATE_LIMIT_PER_MINUTE: String(LIMIT),
         SYNC_LEASE_SECONDS: String(LEASE_SECONDS),
+        SYNC_BATCH_SIZE: String(BATCH),
         PLAID_CLIENT_ID: FAKE_CLIENT_ID,
         PLAID_SECRET: FAKE_SECRET,
         PLAID_ENV: "sandbox",
@@ -384,7 +393,7 @@ describe.skipIf(Boolean(skipReason))(
       const reports = await Promise.all([cron(a), cron(b)]);
       const fetches = fetchesOf(due.map((d) => d.item));
       const synced = reports.flatMap((r) =>
-        r.results.filter((x) => x.status === "healthy" && !x.error && !x.skipped).map((x) => x.connectionId),
+        r.results.filter((x) => x.outcome === "synced").map((x) => x.connectionId),
       );
       const brief = (r: CronReport) =>
         JSON.stringify({
@@ -399,9 +408,12 @@ describe.skipIf(Boolean(skipReason))(
       );
       // Each connection was fetched from Plaid once (a second fetch spends the Plaid quota).
       expect(fetches).toEqual(ids.map(() => 1));
-      // The reports add up: every due connection synced once, in one of them.
+      // The reports add up: the runs split the due connections, and each synced once, in one of them.
+      expect(reports[0].due + reports[1].due).toBe(DUE);
+      // Each run took one batch at most: both servers synced at once.
+      expect([reports[0].due, reports[1].due].sort()).toEqual([DUE - BATCH, BATCH]);
       expect(reports[0].synced + reports[1].synced).toBe(DUE);
-      expect(reports[0].failed + reports[1].failed).toBe(0);
+      expect(reports[0].failed + reports[1].failed + reports[0].skipped + reports[1].skipped).toBe(0);
       expect(synced.sort()).toEqual([...ids].sort());
       // And the data is there once.
       const expected = due.reduce((n, d) => n + d.item.data.transactions.length, 0);
@@ -456,11 +468,21 @@ describe.skipIf(Boolean(skipReason))(
       const expected = items.reduce((n, item) => n + item.data.transactions.length, 0);
       const rows = await transactionRows(ids);
       console.log(
-        `[many] SIGKILL during 3 syncs on A; leases ran out after ${Date.now() - started} ms; B's cron ${JSON.stringify({ due: report.due, synced: report.synced, failed: report.failed })}; /transactions/sync per connection ${fetches.join(",")}; transaction rows ${rows.rows} of ${expected}`,
+        `[many] SIGKILL during 3 syncs on A; leases ran out after ${Date.now() - started} ms; B's cron ${JSON.stringify({ due: report.due, synced: report.synced, failed: report.failed, skipped: report.skipped })}; /transactions/sync per connection ${fetches.join(",")}; transaction rows ${rows.rows} of ${expected}`,
       );
-      expect(
-        report.results.filter((r) => ids.includes(r.connectionId) && r.status === "healthy").length,
-      ).toBe(3);
+      // Only the three were due: B's run claimed and synced exactly them.
+      expect({
+        due: report.due,
+        synced: report.synced,
+        failed: report.failed,
+        skipped: report.skipped,
+      }).toEqual({
+        due: 3,
+        synced: 3,
+        failed: 0,
+        skipped: 0,
+      });
+      expect(report.results.map((r) => r.connectionId).sort()).toEqual([...ids].sort());
       // One killed fetch and one completed fetch per connection; the data once.
       expect(fetches).toEqual([2, 2, 2]);
       expect(rows).toEqual({ rows: expected, distinct: expected });
