@@ -178,7 +178,7 @@ export const bankConnections = pgTable(
      */
     syncLeaseUntil: ts(),
     /**
-     * Who holds the lease: a random id per sync (lib/banking/sync-lease.ts). Only its holder renews
+     * Who holds the lease: a random id per sync (lib/banking/sync/lease.ts). Only its holder renews
      * or releases it; a lease left behind by a killed sync (holder set, time run out) makes the
      * connection due again at once, whatever its status and retry wait.
      */

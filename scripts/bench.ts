@@ -148,7 +148,7 @@ async function seed(): Promise<string> {
     );
     // A real server's autovacuum vacuums and analyzes a bulk load within a minute; do it now so
     // the run measures the steady state, not plans made without statistics nor tables holding
-    // the old versions of rows the rollups rewrote. (On PGlite the sync does it, lib/banking/sync.ts.)
+    // the old versions of rows the rollups rewrote. (On PGlite the sync does it, lib/banking/sync/write.ts.)
     // On the sync pool: the request pool's statement bound (3 s) is far shorter than a vacuum.
     if (DATABASE_URL) await syncDatabaseFor(handle.db).execute(sql`vacuum (analyze)`);
     await prepareExportBench(handle.db);

@@ -1,7 +1,7 @@
 /**
  * Bank-connection service functions for the dashboard, the seed and the cron route. Every one
  * is scoped by `userId`: a connection id of another user is `not_found`. Bank data itself is
- * written only by the sync engine (lib/banking/sync.ts).
+ * written only by the sync engine (lib/banking/sync/).
  */
 import { and, desc, eq } from "drizzle-orm";
 import type { Database } from "@/db";

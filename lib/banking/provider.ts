@@ -282,7 +282,7 @@ export interface BankProvider {
   /**
    * Optional: exact daily balances for a date range (inclusive), used to backfill net-worth
    * history. Plaid has no such endpoint; without it the sync engine derives depository and
-   * credit history from the transactions (lib/banking/sync.ts).
+   * credit history from the transactions (lib/banking/sync/derived.ts).
    */
   getBalanceHistory?(
     accessToken: string,

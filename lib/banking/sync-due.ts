@@ -1,7 +1,7 @@
 /**
  * Scheduled sync: claiming the connections that are due and syncing them. Used by the cron route
  * (/api/cron/sync); the dashboard's "Sync now" (connections.ts `syncNow`) and webhooks go
- * through the same `syncConnection` of the sync engine, and the same lease (sync-lease.ts).
+ * through the same `syncConnection` of the sync engine, and the same lease (sync/lease.ts).
  *
  * A run claims its batch in one statement (`claimDueConnections`: oldest data first, at most
  * SYNC_BATCH_SIZE, `FOR UPDATE SKIP LOCKED`), so runs on several servers at once split the due
@@ -24,9 +24,9 @@ import {
   leaseClock,
   renewSyncLeases,
   syncLeaseMs,
-} from "./sync-lease";
+} from "./sync/lease";
 
-export { type DueOptions, findDueConnections, RETRY_AFTER_MINUTES } from "./sync-lease";
+export { type DueOptions, findDueConnections, RETRY_AFTER_MINUTES } from "./sync/lease";
 
 /** Syncs running at once (Plaid rate limits per item and per client; 2-core functions). */
 export const CONCURRENCY = 3;

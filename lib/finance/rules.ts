@@ -11,7 +11,7 @@
  *    `transfer`-kind categories that are not flagged count as neither.
  *    net = income − spending; savings rate = net / income (null when income ≤ 0).
  * 3. Pending: totals count posted transactions plus pending ones that have not posted yet. When a
- *    pending transaction posts, the sync (the one writer of bank data, lib/banking/sync.ts)
+ *    pending transaction posts, the sync (the one writer of bank data, lib/banking/sync/)
  *    deletes the pending row and stores the posted one (whose `pending_transaction_id` names it),
  *    so a purchase is one row in either phase and is counted once, at its latest amount. The
  *    queries rely on that instead of re-checking every pending row, which on a large history

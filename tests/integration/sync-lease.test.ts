@@ -8,6 +8,7 @@
  */
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { eq, inArray } from "drizzle-orm";
+import pg from "pg";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { type Database, openDatabase } from "@/db";
 import { bankConnections } from "@/db/schema";
@@ -15,14 +16,14 @@ import { IDLE } from "@/lib/action-state";
 import { syncNow } from "@/lib/banking/connections";
 import type { BankProvider } from "@/lib/banking/provider";
 import { getProvider } from "@/lib/banking/registry";
-import { syncConnection } from "@/lib/banking/sync";
-import { syncDueConnections } from "@/lib/banking/sync-due";
 import {
   claimDueConnections,
   findDueConnections,
   releaseSyncLease,
+  syncConnection,
   takeSyncLease,
-} from "@/lib/banking/sync-lease";
+} from "@/lib/banking/sync";
+import { syncDueConnections } from "@/lib/banking/sync-due";
 import { resetEnvCache } from "@/lib/env";
 import { testDatabaseKind, useTestDatabase } from "@/tests/helpers/db";
 import { createTestUser, linkPlaidItem, usePlaidFake } from "@/tests/helpers/fixtures";
@@ -193,6 +194,30 @@ describe("the lease", () => {
   });
 });
 
+describe("the lease while a sync writes", () => {
+  it.skipIf(testDatabaseKind() !== "postgres")(
+    "is refused at once while the connection's row is locked by a writing sync (PostgreSQL)",
+    async () => {
+      const db = getDb();
+      const { items } = await userWithItems(1);
+      const { connectionId, accessToken } = items[0]!;
+      const before = callsFor(accessToken).length;
+      const writer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await writer.connect();
+      try {
+        await writer.query("begin");
+        await writer.query("select id from bank_connections where id = $1 for update", [connectionId]);
+        // Waiting for the lock instead would end in DB_LOCK_TIMEOUT_MS's error (55P03), not this answer.
+        expect((await syncConnection(db, connectionId)).skipped).toBe("already_running");
+        await writer.query("rollback");
+      } finally {
+        await writer.end();
+      }
+      expect(callsFor(accessToken).length).toBe(before);
+    },
+  );
+});
+
 describe("cron runs at once", () => {
   it("two claims on two pools split the due connections, none twice, none left out", async () => {
     const { userId, items } = await userWithItems(9);
@@ -217,6 +242,39 @@ describe("cron runs at once", () => {
       await other.close();
     }
   });
+
+  it.skipIf(testDatabaseKind() !== "postgres")(
+    "a claim passes over the rows another run is claiming instead of waiting for them (PostgreSQL)",
+    async () => {
+      const { userId, items } = await userWithItems(9);
+      const ids = items.map((i) => i.connectionId);
+      const stale = new Date(Date.now() - 24 * HOUR);
+      await setRow(getDb(), ids, { lastSyncedAt: stale, lastSyncAttemptAt: stale });
+      const other = await secondServerDb();
+      try {
+        const now = new Date();
+        type Claimed = Awaited<ReturnType<typeof claimDueConnections>>;
+        let second: Claimed | "waited" = "waited";
+        // The first run's claim stays uncommitted while the second claims.
+        const first = await getDb().transaction(async (tx) => {
+          const mine = await claimDueConnections(tx, { now, userIds: [userId], batchSize: 5 });
+          second = await Promise.race([
+            claimDueConnections(other.db, { now, userIds: [userId], batchSize: 5 }),
+            new Promise<"waited">((resolve) => setTimeout(() => resolve("waited"), 3_000)),
+          ]);
+          return mine;
+        });
+        if (second === "waited") throw new Error("the second claim waited for the first one's rows");
+        const a = first.map((c) => c.connectionId);
+        const b = (second as Claimed).map((c) => c.connectionId);
+        expect(a).toHaveLength(5);
+        expect(b).toHaveLength(4);
+        expect([...a, ...b].sort()).toEqual([...ids].sort());
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it("two whole runs at once fetch each due connection exactly once, and their reports add up", async () => {
     const { userId, items } = await userWithItems(9);

@@ -18,8 +18,7 @@ import {
 import { forceReauth, reconnectConnection, syncNow } from "@/lib/banking/connections";
 import { type BankProvider, ProviderError } from "@/lib/banking/provider";
 import { createSandboxProvider, generateSandboxData } from "@/lib/banking/sandbox";
-import { renewSyncLease, syncConnection } from "@/lib/banking/sync";
-import { takeSyncLease } from "@/lib/banking/sync-lease";
+import { renewSyncLease, syncConnection, takeSyncLease } from "@/lib/banking/sync";
 import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 import { createTestUser, linkSandboxBank } from "../helpers/fixtures";
 
