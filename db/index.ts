@@ -361,8 +361,18 @@ function observeCalls(client: object, methods: string[], observers: readonly Que
   }
 }
 
-/** Each server database's companion for syncs (PGlite has one connection and no companion). */
-const syncCompanions = new WeakMap<object, Database>();
+/**
+ * Each server database's companion for syncs (PGlite has one connection and no companion). Kept
+ * on globalThis, as the handle is: `next build` puts this module into several chunks (route
+ * handlers, pages, server actions), each with its own module state, and the chunk that opened the
+ * handle is often not the one asking. A map per chunk sent a cron run's syncs through the request
+ * pool (its lock and statement bounds) and told the MCP endpoint the database was embedded.
+ */
+const globalForCompanions = globalThis as unknown as {
+  __ledgerlinkSyncCompanions?: WeakMap<object, Database>;
+};
+globalForCompanions.__ledgerlinkSyncCompanions ??= new WeakMap<object, Database>();
+const syncCompanions = globalForCompanions.__ledgerlinkSyncCompanions;
 
 /**
  * The database a sync writes through: for a server database its own small pool whose statements

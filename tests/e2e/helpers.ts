@@ -138,6 +138,8 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 export interface StartedServer extends E2eServer {
   /** Stops `next start` and deletes its data folder (E2E_KEEP=1 keeps it). */
   stop(): Promise<void>;
+  /** Sends `signal` (e.g. SIGKILL: a crashed instance) and resolves once the process has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -145,8 +147,9 @@ export interface StartedServer extends E2eServer {
  * `.next-e2e`), for tests that need settings the shared server does not have (e.g. Plaid pointed
  * at a local fake). Same defaults as global-setup.ts — production, BILLING=local,
  * EMAIL_TRANSPORT=log, fresh AUTH_SECRET / ENCRYPTION_KEY, its own port, APP_URL and a fresh
- * PGlite folder `.data/e2e-<name>-<random>/pglite` — with `env` applied last. Call `stop()` in
- * afterAll.
+ * PGlite folder `.data/e2e-<name>-<random>/pglite` — with `env` applied last (a DATABASE_URL there
+ * puts it on PostgreSQL instead; several servers given the same one share it). Call `stop()` in
+ * afterAll; `kill("SIGKILL")` crashes it.
  */
 export async function startServer(
   options: {
@@ -197,6 +200,12 @@ export async function startServer(
     log.end();
     if (process.env.E2E_KEEP !== "1") await fs.rm(runDir, { recursive: true, force: true });
   };
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill(signal);
+    await exited;
+  };
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) {
@@ -212,7 +221,7 @@ export async function startServer(
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  return { baseUrl, logPath, skipReason: "", stop };
+  return { baseUrl, logPath, skipReason: "", stop, kill };
 }
 
 /**
