@@ -20,8 +20,11 @@
  * machine's own cold start and the calls' own cost). Telemetry is on: OTEL_EXPORTER_OTLP_ENDPOINT
  * points at a local sink that accepts whatever is exported (its count is printed).
  * Nothing here models TLS, which production adds to every new connection (docs/performance.md).
+ * Last, this machine's idle penalty: the same CPU work back to back and after pauses of each RTT
+ * (a server waits idle for its round trips, and some machines run the work after a wait slower).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FaultProxy, startFaultProxy } from "@/tests/support/fault-proxy";
@@ -201,7 +204,35 @@ export async function benchDrivers(options: Options): Promise<DriverRow[]> {
     await sink.close();
   }
   printTable(rows, sink.exports());
+  await printIdlePenalty();
   return rows;
+}
+
+/**
+ * This machine's reference for the warm rows: the same CPU work (JSON and a hash, about what a
+ * call spends) timed back to back and after pauses as long as the round trips a call waits for.
+ * A server at 20 ms RTT waits idle before each of its CPU phases; where the machine runs work
+ * slower after such a wait, the call reads more round trips than it makes.
+ */
+async function printIdlePenalty(): Promise<void> {
+  const work = () => {
+    const values: Record<string, string> = {};
+    for (let i = 0; i < 20_000; i++) values[`k${i % 500}`] = JSON.stringify({ i, s: "x".repeat(i % 50) });
+    return createHash("sha256").update(JSON.stringify(values)).digest("hex");
+  };
+  for (let i = 0; i < 100; i++) work();
+  const cells: string[] = [];
+  for (const pauseMs of [0, ...RTTS]) {
+    const times: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      const start = performance.now();
+      work();
+      times.push(performance.now() - start);
+    }
+    cells.push(`${median(times).toFixed(1)} ms after ${pauseMs === 0 ? "none" : `${pauseMs} ms`}`);
+  }
+  console.log(`Idle penalty (the same CPU work, median of 40, by pause before it): ${cells.join(", ")}.`);
 }
 
 function printTable(rows: DriverRow[], exports: number): void {
