@@ -140,7 +140,7 @@ describe("the lease", () => {
     request.user = { id: userId, email: null, name: null };
     expect(await syncBankAction(IDLE, syncNowForm)).toMatchObject({
       status: "ok",
-      message: "A sync of this bank is already under way: its data updates when it ends.",
+      message: "A sync of this bank is already under way: the new data follows as soon as it ends.",
     });
 
     const body = JSON.stringify({
