@@ -23,7 +23,20 @@
  * The lease clock is the sync's own `now` (tests pin it) moved on by the real time since.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, getTableColumns, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  ne,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { Database } from "@/db";
 import { type BankConnection, bankConnections, type ConnectionStatus } from "@/db/schema";
 import { getEnv } from "@/lib/env";
@@ -155,7 +168,10 @@ export type PassRow = BankConnection & { passStartedAt: string };
  * (DB_LOCK_TIMEOUT_MS for requests): that is the moment its pages have been read, when a request
  * matters most.
  */
-export async function recordSyncRequest(db: Database, connectionId: string): Promise<ConnectionStatus | null> {
+export async function recordSyncRequest(
+  db: Database,
+  connectionId: string,
+): Promise<ConnectionStatus | null> {
   const [row] = await db
     .update(bankConnections)
     .set({ syncRequestedAt: sql`now()` })
@@ -184,7 +200,9 @@ export async function endSyncPass(
   const [row] = await db
     .update(c)
     .set({
-      syncLeaseUntil: more ? sql`case when ${more} then ${again!.until.toISOString()}::timestamptz end` : null,
+      syncLeaseUntil: more
+        ? sql`case when ${more} then ${again!.until.toISOString()}::timestamptz end`
+        : null,
       syncLeaseHolder: more ? sql`case when ${more} then ${holder}::text end` : null,
       ...(more
         ? {
