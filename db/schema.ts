@@ -183,6 +183,13 @@ export const bankConnections = pgTable(
      * connection due again at once, whatever its status and retry wait.
      */
     syncLeaseHolder: text(),
+    /**
+     * When a sync was last asked for (a webhook, "Sync now") while another held the lease: the
+     * holder runs one more pass when this is newer than its pass's start, and clears it once a
+     * pass that started after it ends; while set (and no live lease) the cron treats the
+     * connection as due.
+     */
+    syncRequestedAt: ts(),
     lastErrorCode: text(),
     lastErrorMessage: text(),
     /** Warnings of the last successful sync (written by the sync engine); null when none. */

@@ -11,7 +11,7 @@ import { eq, inArray } from "drizzle-orm";
 import pg from "pg";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { type Database, openDatabase } from "@/db";
-import { bankConnections } from "@/db/schema";
+import { bankConnections, transactions } from "@/db/schema";
 import { IDLE } from "@/lib/action-state";
 import { syncNow } from "@/lib/banking/connections";
 import type { BankProvider } from "@/lib/banking/provider";
@@ -109,6 +109,70 @@ function gatedPlaidProvider(db: Database) {
   return { provider, open, started };
 }
 
+/** Plaid's SYNC_UPDATES_AVAILABLE for `itemId`, signed, posted to the real webhook route; its JSON answer. */
+async function postSyncWebhook(itemId: string): Promise<unknown> {
+  const body = JSON.stringify({
+    webhook_type: "TRANSACTIONS",
+    webhook_code: "SYNC_UPDATES_AVAILABLE",
+    item_id: itemId,
+    initial_update_complete: true,
+    historical_update_complete: true,
+    environment: "sandbox",
+  });
+  const res = await fetch(plaid.server.url("/api/webhooks/plaid"), {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "plaid-verification": signPlaidWebhook(body, { privateKey: webhookKey, kid: KID }),
+    },
+    body,
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+/** A new posted transaction at the fake, like the item's first one. */
+function addFakeTransaction(itemId: string): string {
+  const item = plaid.fake.items.get(itemId)!;
+  const id = `tx-late-${randomUUID()}`;
+  plaid.fake.addTransactions(itemId, [
+    { ...item.data.transactions[0]!, transaction_id: id, pending: false, pending_transaction_id: null },
+  ]);
+  return id;
+}
+
+const providerIdsOf = async (userId: string) =>
+  (
+    await getDb()
+      .select({ id: transactions.providerTransactionId })
+      .from(transactions)
+      .where(eq(transactions.userId, userId))
+  ).map((r) => r.id);
+
+/**
+ * Holds every sync after its /transactions/sync pages: `/investments/holdings/get` (the next call)
+ * answers after `ms`. Returns a wait for the n-th such call of `accessToken` since now.
+ */
+function holdAfterPages(accessToken: string, ms: number) {
+  plaid.fake.setLatency("/investments/holdings/get", ms);
+  const from = callsFor(accessToken).length;
+  return {
+    pagesRead: (n: number) =>
+      until(
+        async () =>
+          callsFor(accessToken)
+            .slice(from)
+            .filter((p) => p === "/investments/holdings/get").length >= n,
+        10_000,
+      ),
+    fetches: () =>
+      callsFor(accessToken)
+        .slice(from)
+        .filter((p) => p === "/transactions/sync").length,
+    release: () => plaid.fake.setLatency("/investments/holdings/get", 0),
+  };
+}
+
 /** Waits for `check` to hold, at most `ms`. */
 async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -140,7 +204,7 @@ describe("the lease", () => {
     request.user = { id: userId, email: null, name: null };
     expect(await syncBankAction(IDLE, syncNowForm)).toMatchObject({
       status: "ok",
-      message: "A sync of this bank is already under way: its data updates when it ends.",
+      message: "A sync of this bank is already under way: the new data follows as soon as it ends.",
     });
 
     const body = JSON.stringify({
@@ -196,7 +260,7 @@ describe("the lease", () => {
 
 describe("the lease while a sync writes", () => {
   it.skipIf(testDatabaseKind() !== "postgres")(
-    "is refused at once while the connection's row is locked by a writing sync (PostgreSQL)",
+    "is refused while the connection's row is locked by a writing sync, and the request recorded once the write ends within the lock bound (PostgreSQL)",
     async () => {
       const db = getDb();
       const { items } = await userWithItems(1);
@@ -207,9 +271,17 @@ describe("the lease while a sync writes", () => {
       try {
         await writer.query("begin");
         await writer.query("select id from bank_connections where id = $1 for update", [connectionId]);
-        // Waiting for the lock instead would end in DB_LOCK_TIMEOUT_MS's error (55P03), not this answer.
+        // Waiting for the lock to take the lease would end in DB_LOCK_TIMEOUT_MS's error (55P03), not
+        // this answer. Recording the request does wait for the write, within that bound: a write
+        // that outlasts it leaves the request unrecorded (logged), the answer unchanged.
         expect((await syncConnection(db, connectionId)).skipped).toBe("already_running");
+        expect((await rowOf(connectionId)).syncRequestedAt).toBeNull();
+        // A write that ends within the bound: the request is recorded once it commits.
+        const refused = syncConnection(db, connectionId);
+        await new Promise((r) => setTimeout(r, 150));
         await writer.query("rollback");
+        expect((await refused).skipped).toBe("already_running");
+        expect((await rowOf(connectionId)).syncRequestedAt).not.toBeNull();
       } finally {
         await writer.end();
       }
@@ -423,5 +495,120 @@ describe("after a crash", () => {
       else process.env.SYNC_LEASE_SECONDS = saved;
       resetEnvCache();
     }
+  });
+});
+
+describe("a sync asked for while one runs", () => {
+  it("a webhook after the running sync read its pages leads to exactly one more fetch once it ends, with what the bank added meanwhile", async () => {
+    const db = getDb();
+    const { userId, items } = await userWithItems(1);
+    const { connectionId, accessToken, itemId } = items[0]!;
+    const held = holdAfterPages(accessToken, 1_000);
+    try {
+      const running = syncConnection(db, connectionId);
+      await held.pagesRead(1);
+      const late = addFakeTransaction(itemId);
+      expect(await postSyncWebhook(itemId)).toMatchObject({ outcome: "applied", sync: "already_running" });
+      const requested = await rowOf(connectionId);
+      expect(requested.syncRequestedAt).not.toBeNull();
+      expect(held.fetches()).toBe(1);
+
+      const summary = await running;
+      expect(summary).toMatchObject({ status: "healthy", added: 1 });
+      expect(summary.skipped).toBeUndefined();
+      expect(held.fetches()).toBe(2);
+      expect(await providerIdsOf(userId)).toContain(late);
+      // Served: the request is cleared and the lease dropped; the bank is not due.
+      expect(await rowOf(connectionId)).toMatchObject({
+        syncRequestedAt: null,
+        syncLeaseHolder: null,
+        syncLeaseUntil: null,
+        status: "healthy",
+      });
+      expect(await findDueConnections(db, { userIds: [userId] })).toEqual([]);
+    } finally {
+      held.release();
+    }
+  });
+
+  it("with no request a sync fetches exactly once", async () => {
+    const db = getDb();
+    const { userId, items } = await userWithItems(1);
+    const { connectionId, accessToken } = items[0]!;
+    const held = holdAfterPages(accessToken, 300);
+    try {
+      expect(await syncConnection(db, connectionId)).toMatchObject({ status: "healthy" });
+      expect(held.fetches()).toBe(1);
+      expect(callsFor(accessToken).filter((p) => p === "/investments/holdings/get").length).toBeGreaterThan(
+        0,
+      );
+      expect(await rowOf(connectionId)).toMatchObject({ syncRequestedAt: null, syncLeaseHolder: null });
+      expect(await findDueConnections(db, { userIds: [userId] })).toEqual([]);
+    } finally {
+      held.release();
+    }
+  });
+
+  it("webhooks during both passes get one extra pass only; a request newer than it is left for the cron, which serves and clears it", async () => {
+    const db = getDb();
+    const { userId, items } = await userWithItems(1);
+    const { connectionId, accessToken, itemId } = items[0]!;
+    const held = holdAfterPages(accessToken, 800);
+    try {
+      const running = syncConnection(db, connectionId);
+      await held.pagesRead(1);
+      addFakeTransaction(itemId);
+      expect(await postSyncWebhook(itemId)).toMatchObject({ sync: "already_running" });
+      // The extra pass has read its pages: another webhook now asks for a third pass, which is not run.
+      await held.pagesRead(2);
+      const last = addFakeTransaction(itemId);
+      expect(await postSyncWebhook(itemId)).toMatchObject({ sync: "already_running" });
+      expect((await running).status).toBe("healthy");
+      expect(held.fetches()).toBe(2);
+      expect(await providerIdsOf(userId)).not.toContain(last);
+      const left = await rowOf(connectionId);
+      expect(left).toMatchObject({ syncLeaseHolder: null, syncLeaseUntil: null });
+      expect(left.syncRequestedAt).not.toBeNull();
+      // Fresh data, yet due for the cron, which fetches once and clears the request.
+      expect(await findDueConnections(db, { userIds: [userId] })).toEqual([connectionId]);
+      held.release();
+      expect(await syncDueConnections(db, { userIds: [userId] })).toMatchObject({ due: 1, synced: 1 });
+      expect(held.fetches()).toBe(3);
+      expect(await providerIdsOf(userId)).toContain(last);
+      expect((await rowOf(connectionId)).syncRequestedAt).toBeNull();
+      expect(await findDueConnections(db, { userIds: [userId] })).toEqual([]);
+    } finally {
+      held.release();
+    }
+  });
+
+  it("a request left by a killed holder makes the bank due for the cron's claim, whatever its staleness and retry wait", async () => {
+    const db = getDb();
+    const { userId, items } = await userWithItems(2);
+    const [asked, quiet] = items as [(typeof items)[0], (typeof items)[0]];
+    const ids = items.map((i) => i.connectionId);
+    const now = new Date();
+    // Both failed a minute ago (the retry wait holds them back) and have fresh data.
+    await setRow(db, ids, {
+      status: "error",
+      lastSyncAttemptAt: new Date(now.getTime() - 60_000),
+      lastSyncedAt: new Date(now.getTime() - 60_000),
+    });
+    // A holder takes `asked`'s lease and is killed; a webhook meanwhile is refused and records its request.
+    expect(await takeSyncLease(db, asked.connectionId, "killed", now)).not.toBeNull();
+    expect(await postSyncWebhook(asked.itemId)).toMatchObject({ sync: "already_running" });
+    expect((await rowOf(asked.connectionId)).syncRequestedAt).not.toBeNull();
+    expect(await findDueConnections(db, { now, userIds: [userId] })).toEqual([]);
+    // The request alone makes it due (the lease's own rule aside: as if the holder had ended without serving it).
+    await setRow(db, [asked.connectionId], { syncLeaseHolder: null, syncLeaseUntil: null });
+    expect(await findDueConnections(db, { now, userIds: [userId] })).toEqual([asked.connectionId]);
+    const claimed = await claimDueConnections(db, { now, userIds: [userId] });
+    expect(claimed.map((c) => c.connectionId)).toEqual([asked.connectionId]);
+    await releaseSyncLease(db, asked.connectionId, claimed[0]!.holder);
+    const report = await syncDueConnections(db, { now, userIds: [userId] });
+    expect(report).toMatchObject({ due: 1, synced: 1 });
+    expect(await rowOf(asked.connectionId)).toMatchObject({ status: "healthy", syncRequestedAt: null });
+    expect(await rowOf(quiet.connectionId)).toMatchObject({ status: "error", syncRequestedAt: null });
+    expect(await findDueConnections(db, { now, userIds: [userId] })).toEqual([]);
   });
 });

@@ -54,7 +54,7 @@ export const syncBankAction = createAction(connectionSchema, async ({ connection
   if (summary.skipped === "already_running") {
     return {
       data: undefined,
-      message: "A sync of this bank is already under way: its data updates when it ends.",
+      message: "A sync of this bank is already under way: the new data follows as soon as it ends.",
     };
   }
   return { data: undefined, message: "Synced just now." };

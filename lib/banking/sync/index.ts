@@ -5,8 +5,10 @@
  *
  * 1. lease.ts — one sync per connection at a time: the sync takes the connection's lease (a
  *    conditional update, with a holder id of its own), or says a sync is already running
- *    (`skipped: "already_running"`) without calling the provider. The cron claims its batch
- *    with the lease already taken (`claimDueConnections`).
+ *    (`skipped: "already_running"`) without calling the provider, and records the request
+ *    (`sync_requested_at`). The cron claims its batch with the lease already taken
+ *    (`claimDueConnections`). A holder whose pass succeeded runs one more pass at once when a
+ *    request arrived after its pass started (`endSyncPass`, the statement that releases the lease).
  * 2. fetch.ts — read everything from the provider first (all /transactions/sync pages, holdings,
  *    investment transactions, liabilities, recurring streams, and the balance history
  *    derived.ts finds missing); products the bank does not serve become warnings.
@@ -22,7 +24,7 @@
  * (tools serve it "as of the last successful sync"). The lease is released when the sync ends;
  * a killed sync's lease runs out and the next cron run syncs the connection again.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
 import { type Database, syncDatabaseFor } from "@/db";
 import { bankConnections, type ConnectionStatus, type ConnectionWarning } from "@/db/schema";
 import { decryptSecret } from "@/lib/crypto";
@@ -33,8 +35,12 @@ import { getProvider } from "../registry";
 import { snapshotGaps } from "./derived";
 import { fetchBalanceHistory, fetchFromProvider } from "./fetch";
 import {
+  endSyncPass,
   leaseClock,
   newLeaseHolder,
+  type PassRow,
+  passStartColumn,
+  recordSyncRequest,
   releaseSyncLease,
   renewSyncLease,
   syncLeaseMs,
@@ -102,31 +108,33 @@ export async function syncConnection(
 ): Promise<SyncSummary> {
   const now = options.now ?? new Date();
   const clock = leaseClock(now);
-  const emptySummary = (status: ConnectionStatus): SyncSummary => ({
-    connectionId,
-    status,
-    added: 0,
-    modified: 0,
-    removed: 0,
-    accounts: 0,
-    snapshots: 0,
-  });
   // The lease first: a sync that cannot hold it reads nothing from the provider.
   const holder = options.lease?.holder ?? newLeaseHolder();
   const connection = options.lease
-    ? (await db.select().from(bankConnections).where(eq(bankConnections.id, connectionId)).limit(1))[0]
+    ? ((
+        await db
+          .select({ ...getTableColumns(bankConnections), passStartedAt: passStartColumn() })
+          .from(bankConnections)
+          .where(eq(bankConnections.id, connectionId))
+          .limit(1)
+      )[0] ?? null)
     : await takeSyncLease(db, connectionId, holder, now);
   if (!connection || connection.syncLeaseHolder !== holder || connection.status === "disconnected") {
+    if (options.lease) await releaseSyncLease(db, connectionId, holder);
+    // Refused while another sync holds the lease: the request is recorded for its holder (or the cron).
+    const requested = !options.lease && !connection ? await requestSync(db, connectionId) : null;
+    if (requested) {
+      log.info("sync.already_running", { connection_id: connectionId, requested: true });
+      return { ...emptySummary(connectionId, requested), skipped: "already_running" };
+    }
     const [row] = connection
       ? [connection]
       : await db.select().from(bankConnections).where(eq(bankConnections.id, connectionId)).limit(1);
     if (!row) throw new AppError("not_found", "No such bank connection.");
-    if (options.lease) await releaseSyncLease(db, connectionId, holder);
-    if (row.status === "disconnected") return emptySummary(row.status);
+    if (row.status === "disconnected") return emptySummary(connectionId, row.status);
     log.info("sync.already_running", { connection_id: connectionId });
-    return { ...emptySummary(row.status), skipped: "already_running" };
+    return { ...emptySummary(connectionId, row.status), skipped: "already_running" };
   }
-  const summary = emptySummary(connection.status);
   // Renewed while the sync runs, released when it ends (only by its holder).
   const renew = setInterval(() => {
     renewSyncLease(db, connectionId, holder, new Date(clock().getTime() + syncLeaseMs())).catch(
@@ -134,11 +142,75 @@ export async function syncConnection(
     );
   }, syncLeaseMs() / 3);
   renew.unref();
+  let pass: PassRow = connection;
+  let ended = false;
+  try {
+    const provider = options.provider ?? getProvider(connection.provider, db);
+    const first = await syncPass(db, pass, provider, now);
+    if (first.skipped || first.error) return first;
+    // A sync asked for while this pass ran (a webhook after its pages were read): one more pass at
+    // once, in the statement that would otherwise release the lease. One only, so a storm of
+    // webhooks cannot hold the sync forever; a request newer than that pass is left for the cron.
+    const next = await endSyncPass(db, connectionId, holder, pass.passStartedAt, {
+      until: new Date(clock().getTime() + syncLeaseMs()),
+      now: clock(),
+    });
+    ended = !next;
+    if (!next) return first;
+    log.info("sync.requested_pass", { connection_id: connectionId });
+    pass = next;
+    const second = await syncPass(db, pass, provider, clock());
+    if (second.skipped) return first;
+    return {
+      ...second,
+      added: first.added + second.added,
+      modified: first.modified + second.modified,
+      removed: first.removed + second.removed,
+    };
+  } finally {
+    clearInterval(renew);
+    if (!ended) {
+      await endSyncPass(db, connectionId, holder, pass.passStartedAt).catch((error: unknown) =>
+        log.error("sync.lease_release_failed", failureFields(error)),
+      );
+    }
+  }
+}
 
+function emptySummary(connectionId: string, status: ConnectionStatus): SyncSummary {
+  return { connectionId, status, added: 0, modified: 0, removed: 0, accounts: 0, snapshots: 0 };
+}
+
+/**
+ * Records a refused sync's request; the connection's status, or null when it is gone or
+ * disconnected (or the request could not be recorded).
+ */
+async function requestSync(db: Database, connectionId: string): Promise<ConnectionStatus | null> {
+  try {
+    return await recordSyncRequest(db, connectionId);
+  } catch (error) {
+    // The holder's write kept the row locked past the lock bound: its data lands without this request.
+    log.warn("sync.request_not_recorded", { connection_id: connectionId, ...failureFields(error) });
+    return null;
+  }
+}
+
+/**
+ * One pass of a sync whose lease `holder` holds: fetch, then write in one transaction. Records a
+ * provider failure on the connection and returns it in the summary; rethrows unexpected errors.
+ */
+async function syncPass(
+  db: Database,
+  connection: PassRow,
+  provider: BankProvider,
+  now: Date,
+): Promise<SyncSummary> {
+  const connectionId = connection.id;
+  const holder = connection.syncLeaseHolder!;
+  const summary = emptySummary(connectionId, connection.status);
   // The heavy reads and the one write transaction go through the sync pool (longer statement bound).
   const writer = syncDatabaseFor(db);
   try {
-    const provider = options.provider ?? getProvider(connection.provider, db);
     const accessToken = decryptSecret(
       connection.accessTokenCiphertext,
       connection.accessTokenKeyVersion,
@@ -198,10 +270,5 @@ export async function syncConnection(
       status,
       error: { code, message, ...(providerError?.requestId ? { requestId: providerError.requestId } : {}) },
     };
-  } finally {
-    clearInterval(renew);
-    await releaseSyncLease(db, connectionId, holder).catch((error: unknown) =>
-      log.error("sync.lease_release_failed", failureFields(error)),
-    );
   }
 }

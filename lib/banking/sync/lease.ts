@@ -14,12 +14,31 @@
  * is due again at once (a lease left behind marks a sync that never finished, so neither the
  * staleness nor the retry wait after a failure holds it back).
  *
+ * A sync refused while another holds the lease records the request (`sync_requested_at`, the
+ * database's clock): the holder, when its pass ends, runs one more pass if a request is newer than
+ * the pass's start (`endSyncPass`), so what a webhook announced mid-sync is fetched at once; a
+ * request left behind (a killed holder, or one more request than the extra pass served) makes the
+ * connection due for the cron regardless of staleness and retry wait.
+ *
  * The lease clock is the sync's own `now` (tests pin it) moved on by the real time since.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  ne,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { Database } from "@/db";
-import { type BankConnection, bankConnections } from "@/db/schema";
+import { type BankConnection, bankConnections, type ConnectionStatus } from "@/db/schema";
 import { getEnv } from "@/lib/env";
 
 /** Minimum wait after a failed attempt on one connection. */
@@ -43,16 +62,17 @@ export function newLeaseHolder(): string {
 
 /**
  * Takes the connection's lease for `holder` when no live lease is held, and notes the attempt.
- * Returns the connection's row as it now is, or null when another sync holds the lease (or the
- * connection is gone or disconnected). A row locked at that moment is a running sync writing
- * (its transaction holds the row): refused at once rather than waited for.
+ * Returns the connection's row as it now is (with the pass's start on the database's clock), or
+ * null when another sync holds the lease (or the connection is gone or disconnected). A row
+ * locked at that moment is a running sync writing (its transaction holds the row): refused at
+ * once rather than waited for.
  */
 export async function takeSyncLease(
   db: Database,
   connectionId: string,
   holder: string,
   now: Date,
-): Promise<BankConnection | null> {
+): Promise<PassRow | null> {
   const [row] = await db
     .update(bankConnections)
     .set({
@@ -75,7 +95,7 @@ export async function takeSyncLease(
         or(isNull(bankConnections.syncLeaseUntil), lt(bankConnections.syncLeaseUntil, now)),
       ),
     )
-    .returning();
+    .returning({ ...getTableColumns(bankConnections), passStartedAt: passStartColumn() });
   return row ?? null;
 }
 
@@ -135,6 +155,67 @@ export async function releaseSyncLease(db: Database, connectionId: string, holde
     .where(and(eq(bankConnections.id, connectionId), eq(bankConnections.syncLeaseHolder, holder)));
 }
 
+/** The database's clock as exact text (microseconds kept), the start of a sync pass. */
+export const passStartColumn = () => sql<string>`now()::text`;
+
+/** A connection's row with the start of the pass that reads it (the database's clock). */
+export type PassRow = BankConnection & { passStartedAt: string };
+
+/**
+ * Records that a sync was asked for while another holds the lease (`sync_requested_at` = the
+ * database's now). Returns the connection's status, or null when it is gone or disconnected. While the holder's
+ * write transaction has the row locked this waits for it, within the pool's lock bound
+ * (DB_LOCK_TIMEOUT_MS for requests): that is the moment its pages have been read, when a request
+ * matters most.
+ */
+export async function recordSyncRequest(
+  db: Database,
+  connectionId: string,
+): Promise<ConnectionStatus | null> {
+  const [row] = await db
+    .update(bankConnections)
+    .set({ syncRequestedAt: sql`now()` })
+    .where(and(eq(bankConnections.id, connectionId), ne(bankConnections.status, "disconnected")))
+    .returning({ status: bankConnections.status });
+  return row?.status ?? null;
+}
+
+/**
+ * Ends `holder`'s pass that started at `passStartedAt` in one statement: a request not newer than
+ * the pass is served and cleared. With `again`, a request newer than the pass keeps the lease for
+ * one more pass: the lease moves to `again.until` and the row comes back with the new pass's start
+ * (the cursor as this pass wrote it); otherwise the lease is dropped, a newer request is left for
+ * the cron, and null comes back. A lease another sync has taken since is left alone.
+ */
+export async function endSyncPass(
+  db: Database,
+  connectionId: string,
+  holder: string,
+  passStartedAt: string,
+  again?: { until: Date; now: Date },
+): Promise<PassRow | null> {
+  const c = bankConnections;
+  const newer = sql`(${c.syncRequestedAt} > ${passStartedAt}::timestamptz)`;
+  const more = again ? sql`(${newer} and ${c.status} <> 'disconnected')` : null;
+  const [row] = await db
+    .update(c)
+    .set({
+      syncLeaseUntil: more
+        ? sql`case when ${more} then ${again!.until.toISOString()}::timestamptz end`
+        : null,
+      syncLeaseHolder: more ? sql`case when ${more} then ${holder}::text end` : null,
+      ...(more
+        ? {
+            lastSyncAttemptAt: sql`case when ${more} then ${again!.now.toISOString()}::timestamptz else ${c.lastSyncAttemptAt} end`,
+          }
+        : {}),
+      syncRequestedAt: sql`case when ${newer} then ${c.syncRequestedAt} end`,
+    })
+    .where(and(eq(c.id, connectionId), eq(c.syncLeaseHolder, holder)))
+    .returning({ ...getTableColumns(c), passStartedAt: passStartColumn() });
+  return row && row.syncLeaseHolder === holder ? row : null;
+}
+
 export interface DueOptions {
   now?: Date;
   staleAfterMinutes?: number;
@@ -146,7 +227,8 @@ export interface DueOptions {
 /**
  * Which connections are due at `now`: status `healthy` or `error` (a connection that needs the
  * user, `reauth_required`, or was `disconnected` cannot sync without them), no live lease, and
- * either a lease left behind by a killed sync (run out), or data older than
+ * either a lease left behind by a killed sync (run out), or a sync asked for and not served
+ * (`sync_requested_at`), or data older than
  * SYNC_STALE_AFTER_MINUTES (or none) and, after a failed attempt (`error`), none in the last
  * RETRY_AFTER_MINUTES (so a bank that is down or rate-limiting us is not hammered every run).
  */
@@ -162,6 +244,8 @@ function dueWhere(options: DueOptions, now: Date): SQL | undefined {
     or(
       // Left behind by a sync that never finished: retried as soon as it runs out.
       isNotNull(bankConnections.syncLeaseUntil),
+      // Asked for while another sync ran, and not served (its holder died, or a pass was spent).
+      isNotNull(bankConnections.syncRequestedAt),
       and(
         or(isNull(bankConnections.lastSyncedAt), lt(bankConnections.lastSyncedAt, staleBefore)),
         or(

@@ -1,0 +1,1 @@
+ALTER TABLE "bank_connections" ADD COLUMN "sync_requested_at" timestamp with time zone;
