@@ -26,8 +26,6 @@ import {
   syncLeaseMs,
 } from "./sync/lease";
 
-export { type DueOptions, findDueConnections, RETRY_AFTER_MINUTES } from "./sync/lease";
-
 /** Syncs running at once (Plaid rate limits per item and per client; 2-core functions). */
 export const CONCURRENCY = 3;
 

@@ -16,13 +16,13 @@ import { IDLE } from "@/lib/action-state";
 import { syncNow } from "@/lib/banking/connections";
 import type { BankProvider } from "@/lib/banking/provider";
 import { getProvider } from "@/lib/banking/registry";
+import { syncConnection } from "@/lib/banking/sync";
 import {
   claimDueConnections,
   findDueConnections,
   releaseSyncLease,
-  syncConnection,
   takeSyncLease,
-} from "@/lib/banking/sync";
+} from "@/lib/banking/sync/lease";
 import { syncDueConnections } from "@/lib/banking/sync-due";
 import { resetEnvCache } from "@/lib/env";
 import { testDatabaseKind, useTestDatabase } from "@/tests/helpers/db";

@@ -18,7 +18,8 @@ import {
 import { forceReauth, reconnectConnection, syncNow } from "@/lib/banking/connections";
 import { type BankProvider, ProviderError } from "@/lib/banking/provider";
 import { createSandboxProvider, generateSandboxData } from "@/lib/banking/sandbox";
-import { renewSyncLease, syncConnection, takeSyncLease } from "@/lib/banking/sync";
+import { syncConnection } from "@/lib/banking/sync";
+import { renewSyncLease, takeSyncLease } from "@/lib/banking/sync/lease";
 import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 import { createTestUser, linkSandboxBank } from "../helpers/fixtures";
 

@@ -49,18 +49,6 @@ import {
 import { isoDay } from "./util";
 import { maintainEmbedded, writeSync } from "./write";
 
-export {
-  type ClaimedConnection,
-  claimDueConnections,
-  type DueOptions,
-  findDueConnections,
-  RETRY_AFTER_MINUTES,
-  releaseSyncLease,
-  renewSyncLease,
-  renewSyncLeases,
-  takeSyncLease,
-} from "./lease";
-
 export interface SyncSummary {
   connectionId: string;
   status: ConnectionStatus;
