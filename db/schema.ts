@@ -111,6 +111,11 @@ export const apiKeys = pgTable(
     revokedAt: ts(),
     /** Set when this key was replaced by rotation; the key stops working at that moment. */
     rotatedAt: ts(),
+    /**
+     * The accounts this key may read, or null for all of the person's accounts (the default),
+     * new ones included. Ids no longer of the person's match nothing.
+     */
+    accountIds: text().array(),
   },
   (t) => [index().on(t.userId)],
 );
@@ -222,6 +227,8 @@ export const bankAccounts = pgTable(
     limitMinor: minor(),
     isClosed: boolean().notNull().default(false),
     balanceAsOf: ts(),
+    /** Hidden by the person: left out of every tool's answer, still kept up to date by sync. */
+    hidden: boolean().notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex().on(t.connectionId, t.providerAccountId), index().on(t.userId)],
@@ -247,11 +254,24 @@ export const transactions = pgTable(
     /** Negative = money out of the account, positive = money in. */
     amountMinor: minor().notNull(),
     currency: text().notNull().default("USD"),
-    /** Our category vocabulary (lib/finance/categories.ts). */
+    /**
+     * Our category vocabulary (lib/finance/categories.ts): the one every tool and rollup reads,
+     * the person's own when they set one (`categoryOverride`, a `category_rules` row), else the
+     * provider's. Derived by a trigger (migration 0021); writers write the provider's.
+     */
     category: text().notNull(),
+    /** The provider's category as last synced (kept so a rule can be removed); set by the trigger. */
+    providerCategory: text(),
+    /** The person's category for this one transaction, over any rule. */
+    categoryOverride: text(),
     pending: boolean().notNull().default(false),
-    /** A movement between two of the user's own accounts: neither income nor spending. */
+    /**
+     * A movement between two of the user's own accounts, or in a category the person counts as a
+     * transfer: neither income nor spending. Derived like `category`.
+     */
     isTransfer: boolean().notNull().default(false),
+    /** The provider's transfer flag as last synced; set by the trigger. */
+    providerIsTransfer: boolean(),
     paymentChannel: text(),
     /**
      * Merchant and description folded for search (lower case, accents removed, by the SQL
@@ -399,7 +419,10 @@ export const recurringStreams = pgTable(
     direction: text().$type<"inflow" | "outflow">().notNull(),
     merchantName: text().notNull(),
     description: text(),
+    /** As `transactions.category`: the person's rules over the provider's category. */
     category: text().notNull(),
+    /** The provider's category as last synced; set by the trigger (migration 0021). */
+    providerCategory: text(),
     frequency: text()
       .$type<"weekly" | "biweekly" | "semi_monthly" | "monthly" | "quarterly" | "annually">()
       .notNull(),
@@ -423,6 +446,41 @@ export const recurringStreams = pgTable(
     priceChangeTransactionId: text(),
   },
   (t) => [uniqueIndex().on(t.connectionId, t.providerStreamId), index().on(t.userId)],
+);
+
+/**
+ * The person's category rules: rows whose merchant is `pattern` (field `merchant`) or whose
+ * description contains it (`description`), compared folded (`ledgerlink_fold`), get `category`.
+ * The newest matching rule wins; a transaction's own override wins over every rule. Applied by
+ * the trigger on `transactions` and `recurring_streams` (migration 0021).
+ */
+export const categoryRules = pgTable(
+  "category_rules",
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    field: text().$type<"merchant" | "description">().notNull(),
+    pattern: text().notNull(),
+    patternFolded: text().notNull().generatedAlwaysAs(sql`ledgerlink_fold(pattern)`),
+    category: text().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index().on(t.userId)],
+);
+
+/** Categories the person counts as transfers: their rows are neither income nor spending. */
+export const transferCategories = pgTable(
+  "transfer_categories",
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    category: text().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.category] })],
 );
 
 /** The measures of the rollups: sums and counts of money in and out. */
@@ -762,6 +820,8 @@ export const oauthGrants = pgTable(
       .references(() => oauthClients.clientId, { onDelete: "cascade" }),
     scope: text().notNull(),
     resource: text().notNull(),
+    /** The accounts the app may read, or null for all (new ones included); chosen on consent. */
+    accountIds: text().array(),
     createdAt: createdAt(),
     /** A grant ends a year after approval unless the user keeps it (Connected apps) or approves again. */
     expiresAt: ts().notNull(),

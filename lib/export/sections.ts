@@ -25,6 +25,7 @@ import {
   balanceSnapshots,
   bankAccounts,
   bankConnections,
+  categoryRules,
   holdings,
   investmentTransactions,
   liabilities,
@@ -35,6 +36,7 @@ import {
   subscriptions,
   toolCalls,
   transactions,
+  transferCategories,
   users,
 } from "@/db/schema";
 import { toAmount } from "@/lib/finance/currency";
@@ -224,6 +226,7 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           lastUsedAt: apiKeys.lastUsedAt,
           revokedAt: apiKeys.revokedAt,
           rotatedAt: apiKeys.rotatedAt,
+          accountIds: apiKeys.accountIds,
           pageKey: page.pageKey,
         })
         .from(apiKeys)
@@ -237,6 +240,7 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       last_used_at: r.lastUsedAt,
       revoked_at: r.revokedAt,
       rotated_at: r.rotatedAt,
+      account_ids: r.accountIds,
     }),
   }),
   keysetSection({
@@ -256,6 +260,7 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           expiresAt: oauthGrants.expiresAt,
           lastUsedAt: oauthGrants.lastUsedAt,
           revokedAt: oauthGrants.revokedAt,
+          accountIds: oauthGrants.accountIds,
           pageKey: page.pageKey,
         })
         .from(oauthGrants)
@@ -275,6 +280,7 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       expires_at: r.expiresAt,
       last_used_at: r.lastUsedAt,
       revoked_at: r.revokedAt,
+      account_ids: r.accountIds,
     }),
   }),
   keysetSection({
@@ -328,6 +334,7 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           availableBalanceMinor: bankAccounts.availableBalanceMinor,
           limitMinor: bankAccounts.limitMinor,
           isClosed: bankAccounts.isClosed,
+          hidden: bankAccounts.hidden,
           balanceAsOf: bankAccounts.balanceAsOf,
           pageKey: page.pageKey,
         })
@@ -348,6 +355,7 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       available_balance: money(r.availableBalanceMinor, r.currency),
       limit: money(r.limitMinor, r.currency),
       is_closed: r.isClosed,
+      hidden: r.hidden,
       balance_as_of: r.balanceAsOf,
     }),
   }),
@@ -366,6 +374,8 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           amountMinor: transactions.amountMinor,
           currency: transactions.currency,
           category: transactions.category,
+          providerCategory: transactions.providerCategory,
+          categoryOverride: transactions.categoryOverride,
           pending: transactions.pending,
           isTransfer: transactions.isTransfer,
           paymentChannel: transactions.paymentChannel,
@@ -385,6 +395,8 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       amount: toAmount(r.amountMinor, r.currency),
       currency: r.currency,
       category: r.category,
+      provider_category: r.providerCategory,
+      category_override: r.categoryOverride,
       pending: r.pending,
       is_transfer: r.isTransfer,
       payment_channel: r.paymentChannel,
@@ -597,6 +609,47 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       is_active: r.isActive,
       currency: r.currency,
     }),
+  }),
+  keysetSection({
+    name: "category_rules",
+    key: [categoryRules.id],
+    read: (db, userId, page) =>
+      db
+        .select({
+          id: categoryRules.id,
+          field: categoryRules.field,
+          pattern: categoryRules.pattern,
+          category: categoryRules.category,
+          createdAt: categoryRules.createdAt,
+          pageKey: page.pageKey,
+        })
+        .from(categoryRules)
+        .where(and(eq(categoryRules.userId, userId), page.after))
+        .orderBy(...page.order)
+        .limit(page.limit),
+    write: (r) => ({
+      id: r.id,
+      field: r.field,
+      pattern: r.pattern,
+      category: r.category,
+      created_at: r.createdAt,
+    }),
+  }),
+  keysetSection({
+    name: "transfer_categories",
+    key: [transferCategories.category],
+    read: (db, userId, page) =>
+      db
+        .select({
+          category: transferCategories.category,
+          createdAt: transferCategories.createdAt,
+          pageKey: page.pageKey,
+        })
+        .from(transferCategories)
+        .where(and(eq(transferCategories.userId, userId), page.after))
+        .orderBy(...page.order)
+        .limit(page.limit),
+    write: (r) => ({ category: r.category, created_at: r.createdAt }),
   }),
   keysetSection({
     name: "activity",

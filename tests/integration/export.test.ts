@@ -23,10 +23,12 @@ import {
   authAccounts,
   bankAccounts,
   bankConnections,
+  categoryRules,
   sessions,
   subscriptions,
   toolCalls,
   transactions,
+  transferCategories,
 } from "@/db/schema";
 import { createApiKey } from "@/lib/api-keys";
 import { exportJson, exportTransactionsCsv } from "@/lib/export/files";
@@ -108,6 +110,9 @@ async function personWithEverything(db: Database): Promise<Person> {
     { accountId: dinar, date: "2026-03-02", amountMinor: 123456, category: "income", name: "Salary" },
   ]);
   await db.update(transactions).set({ currency: "KWD" }).where(sql`${transactions.accountId} = ${dinar}`);
+  // The person's own categories: a rule and a category counted as a transfer.
+  await db.insert(categoryRules).values({ userId, field: "merchant", pattern: "Fee", category: "bank_fees" });
+  await db.insert(transferCategories).values({ userId, category: "investments" });
   // Activity whose times tie, and differ below the millisecond: pages must neither skip nor repeat.
   await executeRows(
     db,
@@ -202,6 +207,14 @@ const EXPORTED: Record<
     db: (u) => sql`select id as k from recurring_streams where user_id = ${u}`,
     file: (f) => ids(f, "recurring_streams"),
   },
+  category_rules: {
+    db: (u) => sql`select id as k from category_rules where user_id = ${u}`,
+    file: (f) => ids(f, "category_rules"),
+  },
+  transfer_categories: {
+    db: (u) => sql`select category as k from transfer_categories where user_id = ${u}`,
+    file: (f) => list(f, "transfer_categories").map((r) => String(r.category)),
+  },
   tool_calls: {
     db: (u) => sql`select id as k from tool_calls where user_id = ${u}`,
     file: (f) => ids(f, "activity"),
@@ -287,7 +300,9 @@ describe("export", () => {
       // No id, email or key of the other person appears anywhere in the file.
       const theirs = [other.email, other.userId, other.keyId];
       for (const [table, keys] of Object.entries(EXPORTED)) {
-        if (table === "subscriptions" || table === "auth_accounts") continue;
+        // Statuses, sign-in providers and category names are shared words, not ids.
+        if (table === "subscriptions" || table === "auth_accounts" || table === "transfer_categories")
+          continue;
         theirs.push(...(await keysInDatabase(db, keys.db(other.userId))).map((k) => k.split(":")[0] ?? k));
       }
       expect(theirs.filter((id) => text.includes(id))).toEqual([]);
