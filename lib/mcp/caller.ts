@@ -16,6 +16,7 @@ import { type FixedStatement, fixedStatement, runFixed } from "@/db/fixed-statem
 import type { ConnectionStatus } from "@/db/schema";
 import { type AccessState, computeAccess } from "@/lib/access";
 import { hashSecret, isWellFormedApiKey, KEY_PREFIX } from "@/lib/api-keys";
+import { type AccountScope, scopeColumns, scopeFromRow } from "@/lib/finance/scope";
 import { parseScope } from "@/lib/oauth/scopes";
 import { looksLike, SECRET_PREFIX } from "@/lib/oauth/secrets";
 import { rateLimitWindow } from "@/lib/rate-limit";
@@ -27,6 +28,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export interface Caller {
   credential: McpCredential;
   access: AccessState;
+  /** The accounts this credential may read (lib/finance/scope.ts). */
+  scope: AccountScope;
   timezone: string;
   /** Requests counted in the current one-minute window, this one included (when counted). */
   count: number;
@@ -55,11 +58,12 @@ function callerStatement(isKey: boolean, counted: boolean): FixedStatement {
   if (statement) return statement;
   const credential: SQL = isKey
     ? sql`select 'api_key' as kind, k.id as credential_id, k.user_id, null::text as client_id,
-             null::text as scope, null::timestamptz as expires_at, 'api_key:' || k.id as bucket
+             null::text as scope, null::timestamptz as expires_at, 'api_key:' || k.id as bucket,
+             k.account_ids
           from api_keys k
           where k.key_hash = ${p("hash")} and k.revoked_at is null and k.rotated_at is null`
     : sql`select 'oauth' as kind, t.grant_id as credential_id, t.user_id, t.client_id,
-             t.scope, t.expires_at, 'oauth:' || t.grant_id as bucket
+             t.scope, t.expires_at, 'oauth:' || t.grant_id as bucket, g.account_ids
           from oauth_tokens t
           join oauth_grants g on g.id = t.grant_id and g.user_id = t.user_id
           where t.token_hash = ${p("hash")} and t.kind = 'access' and t.resource = ${p("resource")}
@@ -88,6 +92,7 @@ function callerStatement(isKey: boolean, counted: boolean): FixedStatement {
     select cred.kind, cred.credential_id, cred.user_id, cred.client_id, cred.scope,
       cred.expires_at::text as expires_at, u.timezone,
       (select count from counted) as count,
+      ${scopeColumns(sql`cred.user_id`, sql`cred.account_ids`)},
       (select s.status from subscriptions s where s.user_id = cred.user_id) as subscription_status,
       coalesce((
         select json_agg(json_build_object(
@@ -155,6 +160,7 @@ export async function loadCaller(
         accountCount: Number(c.accountCount),
       })),
     }),
+    scope: scopeFromRow(row),
     timezone: row.timezone ? String(row.timezone) : "UTC",
     count: row.count === null || row.count === undefined ? 0 : Number(row.count),
     retryAfterSeconds,

@@ -8,6 +8,7 @@ import type { Database } from "@/db";
 import { getAccess } from "@/lib/access";
 import { getEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { loadAccountScope, type ScopeOf } from "@/lib/finance/scope";
 import { consumeRateLimit } from "@/lib/rate-limit";
 import { getTimezone } from "@/lib/timezone";
 import { runTool } from "./register";
@@ -30,12 +31,16 @@ export function findTool(name: string) {
   return allTools.find((tool) => tool.name === name);
 }
 
-/** Runs `toolName` for `userId` with the arguments of a submitted form. */
+/**
+ * Runs `toolName` for `userId` with the arguments of a submitted form, reading the accounts `as`
+ * may read: the person's own (every account they did not hide), or one of their keys' or apps'.
+ */
 export async function runToolFromForm(
   db: Database,
   userId: string,
   toolName: string,
   form: Record<string, unknown>,
+  as: ScopeOf = { kind: "person" },
 ): Promise<DashboardRun> {
   const tool = findTool(toolName);
   if (!tool) {
@@ -50,11 +55,16 @@ export async function runToolFromForm(
     );
   }
   const args = argsFromForm(formFieldsOf(tool), form);
-  const [access, { zone }] = await Promise.all([getAccess(db, userId), getTimezone(db, userId)]);
+  const [access, { zone }, scope] = await Promise.all([
+    getAccess(db, userId),
+    getTimezone(db, userId),
+    loadAccountScope(db, userId, as),
+  ]);
   const result = await runTool(tool, args, {
     db,
     credential: { kind: "dashboard", userId },
     access,
+    scope,
     timezone: zone,
   });
   const block = result.content[0];

@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import type { Database } from "@/db";
 import type { AccessState } from "@/lib/access";
+import type { AccountScope } from "@/lib/finance/scope";
 import type { Page, Warning } from "./envelope";
 
 export interface ToolContext {
@@ -18,6 +19,8 @@ export interface ToolContext {
   /** The request's clock; tests pin it. */
   now: Date;
   access: AccessState;
+  /** The accounts this call may read: every query of a tool is limited to them. */
+  scope: AccountScope;
 }
 
 export interface ToolOutput<D> {

@@ -11,6 +11,8 @@ export const warningSchema = z.object({
   institution: z.string().optional(),
   connection_id: z.string().optional(),
   action_url: z.string().optional(),
+  /** HIDDEN_ACCOUNTS: how many accounts the answer leaves out. */
+  count: z.number().int().optional(),
 });
 export type Warning = z.infer<typeof warningSchema>;
 

@@ -25,6 +25,7 @@ import type { Database } from "@/db";
 import type { AccessState } from "@/lib/access";
 import { recordToolCallLater, type ToolCallStatus } from "@/lib/activity";
 import { failureFields, isAppError } from "@/lib/errors";
+import type { AccountScope } from "@/lib/finance/scope";
 import { log } from "@/lib/log";
 import { findUnsafeText } from "@/lib/safe-text";
 import type { McpCredential } from "./credential";
@@ -37,6 +38,8 @@ export interface ToolAuthContext {
   db: Database;
   credential: McpCredential;
   access: AccessState;
+  /** The accounts the credential may read (lib/finance/scope.ts). */
+  scope: AccountScope;
   timezone: string;
 }
 
@@ -277,6 +280,22 @@ export function setupMessage(access: AccessState): string {
   }
 }
 
+/**
+ * `HIDDEN_ACCOUNTS` on every `ok` answer while the person hides accounts, with their count: the
+ * answer leaves them out, so an assistant must not call a total complete.
+ */
+export function hiddenAccountWarnings(scope: AccountScope): Warning[] {
+  const n = scope.hiddenCount;
+  if (n === 0) return [];
+  return [
+    {
+      code: "HIDDEN_ACCOUNTS",
+      message: `${n} ${n === 1 ? "account is" : "accounts are"} hidden from assistants and left out of this answer: its totals are of the other accounts only.`,
+      count: n,
+    },
+  ];
+}
+
 /** Warnings the gate adds to every `ok` answer: no bank linked, or banks needing re-authorization. */
 export function accessWarnings(access: AccessState): Warning[] {
   if (!access.hasConnections) {
@@ -376,6 +395,7 @@ export async function runTool(
       timezone: auth.timezone,
       now: new Date(),
       access,
+      scope: auth.scope,
     };
     const out = await tool.run(parsed.data, ctx);
     // The one check of the answer (the SDK's own is a pass-through, see listedTool): it also puts
@@ -383,7 +403,7 @@ export async function runTool(
     const envelope = outputSchema.safeParse({
       status: "ok",
       data: out.data,
-      warnings: [...accessWarnings(access), ...(out.warnings ?? [])],
+      warnings: [...accessWarnings(access), ...hiddenAccountWarnings(auth.scope), ...(out.warnings ?? [])],
       as_of: oldestSync(access),
       page: out.page,
     });

@@ -133,6 +133,7 @@ export function createMcpEndpoint(options: McpHandlerOptions = {}): (req: Reques
       db,
       credential: caller.credential,
       access: caller.access,
+      scope: caller.scope,
       timezone: caller.timezone,
     });
     const operations = mcpOperationsOf(req, request.message, request.protocolVersion);

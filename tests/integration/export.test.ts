@@ -111,7 +111,7 @@ async function personWithEverything(db: Database): Promise<Person> {
   ]);
   await db.update(transactions).set({ currency: "KWD" }).where(sql`${transactions.accountId} = ${dinar}`);
   // The person's own categories: a rule and a category counted as a transfer.
-  await db.insert(categoryRules).values({ userId, field: "merchant", pattern: "Fee", category: "bank_fees" });
+  await db.insert(categoryRules).values({ userId, field: "merchant", pattern: "Fee", category: "fees" });
   await db.insert(transferCategories).values({ userId, category: "investments" });
   // Activity whose times tie, and differ below the millisecond: pages must neither skip nor repeat.
   await executeRows(

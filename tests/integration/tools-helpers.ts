@@ -10,6 +10,7 @@ import type { Database } from "@/db";
 import { type AccountType, bankAccounts, bankConnections, liabilities, transactions } from "@/db/schema";
 import { getAccess } from "@/lib/access";
 import { categoryKind } from "@/lib/finance/categories";
+import { loadAccountScope, type ScopeOf } from "@/lib/finance/scope";
 import type { ToolContext, ToolDefinition, ToolOutput } from "@/lib/mcp/define-tool";
 import { createTestUser } from "../helpers/fixtures";
 
@@ -115,8 +116,11 @@ export async function contextFor(
   userId: string,
   now: Date,
   timezone = "UTC",
+  /** Whose accounts the call reads: the person's own (hidden ones left out), a key's or a grant's. */
+  as: ScopeOf = { kind: "person" },
 ): Promise<ToolContext> {
-  return { db, userId, timezone, now, access: await getAccess(db, userId) };
+  const [access, scope] = await Promise.all([getAccess(db, userId), loadAccountScope(db, userId, as)]);
+  return { db, userId, timezone, now, access, scope };
 }
 
 /** Parses `args` with the tool's input, runs it, and checks the data against its data schema. */
