@@ -17,6 +17,7 @@ import { balanceSnapshots, bankAccounts, bankConnections, netWorthDays } from "@
 import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import { addDays, addMonths, datesUntil, endOfMonth } from "./periods";
+import { type AccountScope, ALL_ACCOUNTS, inScope, scopedAccountIds } from "./scope";
 import { text } from "./sql";
 
 export const ACCOUNT_TYPES = [
@@ -91,16 +92,20 @@ export async function listAccounts(
     types?: AccountType[] | undefined;
     connectionId?: string | undefined;
     includeClosed?: boolean;
+    /** The call's accounts (lib/finance/scope.ts). */
+    scope?: AccountScope;
   } = {},
 ): Promise<AccountRow[]> {
   let rows: Awaited<ReturnType<typeof accountsQuery>>;
-  if ((options.types?.length ?? 0) === 0 && !options.connectionId && !options.includeClosed) {
+  const scoped = options.scope ? inScope(options.scope, bankAccounts.id) : undefined;
+  if ((options.types?.length ?? 0) === 0 && !options.connectionId && !options.includeClosed && !scoped) {
     rows = await openAccounts(db).execute({ userId });
   } else {
     const conditions: SQL[] = [eq(bankAccounts.userId, userId)];
     if (options.types && options.types.length > 0) conditions.push(inArray(bankAccounts.type, options.types));
     if (options.connectionId) conditions.push(eq(bankAccounts.connectionId, options.connectionId));
     if (!options.includeClosed) conditions.push(eq(bankAccounts.isClosed, false));
+    if (scoped) conditions.push(scoped);
     rows = await accountsQuery(db, and(...conditions));
   }
   return rows.map((r) => ({
@@ -174,8 +179,25 @@ const balanceTotals = perDatabase((db) =>
  * Current balances summed in SQL by currency and account type over open accounts (net worth
  * now): one entry per currency, in code order.
  */
-export async function getBalanceTotals(db: Database, userId: string): Promise<BalanceTotals[]> {
-  const rows = await balanceTotals(db).execute({ userId });
+export async function getBalanceTotals(
+  db: Database,
+  userId: string,
+  scope: AccountScope = ALL_ACCOUNTS,
+): Promise<BalanceTotals[]> {
+  const scoped = inScope(scope, bankAccounts.id);
+  const rows = scoped
+    ? await db
+        .select({
+          currency: bankAccounts.currency,
+          type: bankAccounts.type,
+          cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
+          count: sql<string>`count(*)`,
+        })
+        .from(bankAccounts)
+        .where(and(eq(bankAccounts.userId, userId), eq(bankAccounts.isClosed, false), scoped))
+        .groupBy(bankAccounts.currency, bankAccounts.type)
+        .orderBy(bankAccounts.currency, bankAccounts.type)
+    : await balanceTotals(db).execute({ userId });
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     let assetsCents = 0;
     let liabilitiesCents = 0;
@@ -226,16 +248,18 @@ function historyDates(today: string, months: number, interval: NetWorthInterval)
 export async function getNetWorth(
   db: Database,
   userId: string,
-  options: { today: string; months: number; interval: NetWorthInterval },
+  options: { today: string; months: number; interval: NetWorthInterval; scope?: AccountScope },
 ): Promise<{ totals: BalanceTotals[]; history: NetWorthPoint[]; historyStart: string | null }> {
+  const scope = options.scope ?? ALL_ACCOUNTS;
   const [totals, historyStart, points] = await Promise.all([
-    getBalanceTotals(db, userId),
-    getHistoryStart(db, userId),
+    getBalanceTotals(db, userId, scope),
+    getHistoryStart(db, userId, scope),
     getNetWorthHistory(
       db,
       userId,
       historyDates(options.today, options.months, options.interval),
       options.interval === "day",
+      scope,
     ),
   ]);
   const history = historyStart ? points.filter((p) => p.date >= historyStart) : [];
@@ -250,14 +274,20 @@ const historyStart = perDatabase((db) =>
     .prepare(""),
 );
 
-/** The first snapshot date of the user, or null when there is no history yet. */
-async function getHistoryStart(db: Database, userId: string): Promise<string | null> {
-  const [row] = await historyStart(db).execute({ userId });
+/** The first snapshot date of the user's accounts in `scope`, or null when there is no history yet. */
+async function getHistoryStart(db: Database, userId: string, scope: AccountScope): Promise<string | null> {
+  const scoped = inScope(scope, balanceSnapshots.accountId);
+  const [row] = scoped
+    ? await db
+        .select({ first: sql<string | null>`min(${balanceSnapshots.date})::text` })
+        .from(balanceSnapshots)
+        .where(and(eq(balanceSnapshots.userId, userId), scoped))
+    : await historyStart(db).execute({ userId });
   return row?.first ?? null;
 }
 
-/** The two statements of `getNetWorthHistory`, rendered once (db/fixed-statement.ts). */
-const [dailyHistory, datesHistory] = (() => {
+/** The three statements of `getNetWorthHistory`, rendered once (db/fixed-statement.ts). */
+const [dailyHistory, datesHistory, scopedDatesHistory] = (() => {
   const p = sql.placeholder;
   const s = balanceSnapshots;
   const n = netWorthDays;
@@ -277,6 +307,14 @@ const [dailyHistory, datesHistory] = (() => {
     fixedStatement(sql`select q.currency, string_agg(q.at::text, ',') as at,
       string_agg(q.assets, ',') as assets, string_agg(q.liabilities, ',') as liabilities
     from (${rows}) as q group by q.currency`);
+  const atDates = (scoped: SQL) =>
+    points(sql`
+      select p.i - 1 as at, a.currency, ${balances}
+      from unnest(${p("dates")}::date[]) with ordinality as p(d, i)
+      cross join ${bankAccounts} a
+      ${latestOn(sql`p.d`)}
+      where a.user_id = ${p("user")} ${scoped}
+      group by p.i, p.d, a.currency`);
   return [
     points(sql`
       select 0 as at, a.currency, ${balances}
@@ -288,13 +326,8 @@ const [dailyHistory, datesHistory] = (() => {
       select ${n.date} - ${p("first")}::date, ${n.currency}, ${n.assetsMinor}::text, ${n.liabilitiesMinor}::text
       from ${n}
       where ${n.userId} = ${p("user")} and ${n.date} > ${p("first")}::date and ${n.date} <= ${p("last")}::date`),
-    points(sql`
-      select p.i - 1 as at, a.currency, ${balances}
-      from unnest(${p("dates")}::date[]) with ordinality as p(d, i)
-      cross join ${bankAccounts} a
-      ${latestOn(sql`p.d`)}
-      where a.user_id = ${p("user")}
-      group by p.i, p.d, a.currency`),
+    atDates(sql``),
+    atDates(sql`and a.id = any(${p("accounts")}::text[])`),
   ];
 })();
 
@@ -313,14 +346,20 @@ async function getNetWorthHistory(
   db: Database,
   userId: string,
   dates: string[],
-  daily: boolean,
+  dailyRollup: boolean,
+  scope: AccountScope,
 ): Promise<NetWorthPoint[]> {
   const first = dates[0];
   const last = dates[dates.length - 1];
   if (first === undefined || last === undefined) return [];
+  // The daily rollup sums every account: a scoped call looks each of its accounts up on each day.
+  const accounts = scopedAccountIds(scope);
+  const daily = dailyRollup && accounts === undefined;
   const rows = daily
     ? await runFixed(db, dailyHistory, { user: userId, first, last })
-    : await runFixed(db, datesHistory, { user: userId, dates });
+    : accounts
+      ? await runFixed(db, scopedDatesHistory, { user: userId, dates, accounts })
+      : await runFixed(db, datesHistory, { user: userId, dates });
   return rows
     .map((r) => {
       const at = text(r, "at").split(",");

@@ -25,6 +25,7 @@ import { listDebts, paymentStatus } from "./liabilities";
 import { toCents } from "./money";
 import { addDays, type DateRange } from "./periods";
 import { listStreams, projectDates } from "./recurring";
+import { type AccountScope, ALL_ACCOUNTS, inScope } from "./scope";
 
 export const BILL_KINDS = ["recurring", "credit_card", "loan"] as const;
 
@@ -78,9 +79,30 @@ const cashByCurrency = perDatabase((db) =>
     .prepare(""),
 );
 
-/** Current cash per currency: SQL sums of open depository balances. */
-async function getCashByCurrency(db: Database, userId: string): Promise<Map<string, number>> {
-  const rows = await cashByCurrency(db).execute({ userId });
+/** Current cash per currency: SQL sums of open depository balances (of the accounts in `scope`). */
+async function getCashByCurrency(
+  db: Database,
+  userId: string,
+  scope: AccountScope,
+): Promise<Map<string, number>> {
+  const scoped = inScope(scope, bankAccounts.id);
+  const rows = scoped
+    ? await db
+        .select({
+          currency: bankAccounts.currency,
+          cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
+        })
+        .from(bankAccounts)
+        .where(
+          and(
+            eq(bankAccounts.userId, userId),
+            eq(bankAccounts.type, "depository"),
+            eq(bankAccounts.isClosed, false),
+            scoped,
+          ),
+        )
+        .groupBy(bankAccounts.currency)
+    : await cashByCurrency(db).execute({ userId });
   return new Map(rows.map((r) => [r.currency, toCents(r.cents)]));
 }
 
@@ -90,11 +112,12 @@ export async function listBills(
   userId: string,
   today: string,
   daysAhead: number,
+  scope: AccountScope = ALL_ACCOUNTS,
 ): Promise<Omit<UpcomingBills, "cash">> {
   const window = { start: today, end: addDays(today, daysAhead) };
   const [streams, debts] = await Promise.all([
-    listStreams(db, userId, { direction: "all", status: "active", today }),
-    listDebts(db, userId),
+    listStreams(db, userId, { direction: "all", status: "active", today }, scope),
+    listDebts(db, userId, undefined, scope),
   ]);
   const bills: Bill[] = [];
   const income: UpcomingBills["income"] = [];
@@ -159,10 +182,11 @@ export async function getUpcomingBills(
   userId: string,
   today: string,
   daysAhead: number,
+  scope: AccountScope = ALL_ACCOUNTS,
 ): Promise<UpcomingBills> {
   const [{ window, bills, income }, startingCash] = await Promise.all([
-    listBills(db, userId, today, daysAhead),
-    getCashByCurrency(db, userId),
+    listBills(db, userId, today, daysAhead, scope),
+    getCashByCurrency(db, userId, scope),
   ]);
   const currencies = [
     ...new Set([...startingCash.keys(), ...bills.map((b) => b.currency), ...income.map((i) => i.currency)]),

@@ -30,6 +30,7 @@ import { balanceSnapshots, bankAccounts, bankConnections, liabilities, transacti
 import { groupByCurrency } from "./currency";
 import { ratio, toCents, toCentsOrNull, toNumberOrNull } from "./money";
 import { addMonths } from "./periods";
+import { type AccountScope, ALL_ACCOUNTS, readable } from "./scope";
 
 /** Cycles a card must have been paid in full to be projected as paid in full again. */
 export const FULL_PAY_CYCLES = 3;
@@ -136,8 +137,13 @@ const debtsQuery = perDatabaseVariant(
  * Open credit and loan accounts with their liability details (accounts the provider sent no
  * details for are still listed, kind from the account type).
  */
-export async function listDebts(db: Database, userId: string, kinds?: LiabilityKind[]): Promise<DebtRow[]> {
-  const rows = await debtsQuery(db, kinds).execute({ userId });
+export async function listDebts(
+  db: Database,
+  userId: string,
+  kinds?: LiabilityKind[],
+  scope: AccountScope = ALL_ACCOUNTS,
+): Promise<DebtRow[]> {
+  const rows = readable(scope, await debtsQuery(db, kinds).execute({ userId }));
   return rows.map((r) => ({
     accountId: r.accountId,
     name: r.name,
@@ -245,8 +251,9 @@ export async function getDebts(
   userId: string,
   kinds: LiabilityKind[] | undefined,
   today: string,
+  scope: AccountScope = ALL_ACCOUNTS,
 ): Promise<{ debts: Debt[]; totals: DebtTotals[] }> {
-  const debts = (await listDebts(db, userId, kinds)).map((d) => ({
+  const debts = (await listDebts(db, userId, kinds, scope)).map((d) => ({
     ...d,
     utilization: ratio(d.balanceCents, d.limitCents ?? 0),
     overdue: paymentStatus(d, today).overdue,

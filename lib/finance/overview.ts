@@ -9,6 +9,7 @@ import { getBalanceTotals } from "./accounts";
 import { type Bill, listBills } from "./bills";
 import { ratio } from "./money";
 import type { DateRange } from "./periods";
+import { type AccountScope, ALL_ACCOUNTS, scopedAccountIds } from "./scope";
 import { type FlowFigures, getPeriodComparison, withNet } from "./spending";
 
 /** Top spending categories listed per currency. */
@@ -36,12 +37,13 @@ interface OverviewTotals {
 export async function getOverview(
   db: Database,
   userId: string,
-  options: { range: DateRange; previous: DateRange; today: string },
+  options: { range: DateRange; previous: DateRange; today: string; scope?: AccountScope },
 ): Promise<{ totals: OverviewTotals[]; billsDue: Bill[] }> {
+  const scope = options.scope ?? ALL_ACCOUNTS;
   const [balances, flows, bills] = await Promise.all([
-    getBalanceTotals(db, userId),
-    getPeriodComparison(db, userId, options.range, options.previous, options.today),
-    listBills(db, userId, options.today, BILL_DAYS),
+    getBalanceTotals(db, userId, scope),
+    getPeriodComparison(db, userId, options.range, options.previous, options.today, scopedAccountIds(scope)),
+    listBills(db, userId, options.today, BILL_DAYS, scope),
   ]);
   const currencies = [
     ...new Set([...balances.map((b) => b.currency), ...flows.map((f) => f.currency)]),

@@ -21,6 +21,7 @@ import { bankAccounts, recurringStreams } from "@/db/schema";
 import { groupByCurrency } from "./currency";
 import { toCents } from "./money";
 import { addDays, addMonths } from "./periods";
+import { type AccountScope, ALL_ACCOUNTS, readable } from "./scope";
 
 export type Frequency = RecurringStream["frequency"];
 
@@ -151,8 +152,19 @@ const streamsQuery = perDatabaseVariant(
  * The user's recurring streams, with their latest price change (stored with each stream from its
  * charges by triggers: db/schema.ts `recurringStreams`), in one query.
  */
-export async function listStreams(db: Database, userId: string, options: StreamQuery): Promise<StreamRow[]> {
-  const streams = await streamsQuery(db, options).execute({ userId });
+export async function listStreams(
+  db: Database,
+  userId: string,
+  options: StreamQuery,
+  scope: AccountScope = ALL_ACCOUNTS,
+): Promise<StreamRow[]> {
+  const streams = readable(
+    scope,
+    (await streamsQuery(db, options).execute({ userId })).map((row) => ({
+      ...row,
+      accountId: row.stream.accountId,
+    })),
+  );
   const yearAgo = addMonths(options.today, -12);
 
   return streams.map(({ stream: s, accountName, accountType, currency }) => {
@@ -222,11 +234,12 @@ export async function getRecurring(
   db: Database,
   userId: string,
   options: StreamQuery,
+  scope: AccountScope = ALL_ACCOUNTS,
 ): Promise<{
   streams: StreamWithEquivalents[];
   totals: Array<{ currency: string; outflow: RecurringSums; inflow: RecurringSums }>;
 }> {
-  const streams = (await listStreams(db, userId, options)).map((s) => ({
+  const streams = (await listStreams(db, userId, options, scope)).map((s) => ({
     ...s,
     ...equivalents(s.lastCents, s.frequency),
   }));

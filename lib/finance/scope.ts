@@ -9,27 +9,25 @@
  * hidden): the queries then take their unscoped paths, unchanged. Otherwise it lists the accounts
  * the call may read (possibly none).
  */
-import { type SQL, sql } from "drizzle-orm";
+import { inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { executeRows } from "./sql";
 
 export interface AccountScope {
   /** The accounts the call may read; null for all of the person's accounts. */
   readonly accountIds: readonly string[] | null;
+  /** The banks of those accounts; null with `accountIds`. A scoped call sees no other bank. */
+  readonly connectionIds: readonly string[] | null;
   /** How many of the person's accounts are hidden (the HIDDEN_ACCOUNTS warning). */
   readonly hiddenCount: number;
 }
 
 /** Every account, none hidden: the scope of a person without choices. */
-export const ALL_ACCOUNTS: AccountScope = { accountIds: null, hiddenCount: 0 };
-
-/** Whether `scope` leaves any account of the person out. */
-export function isScoped(scope: AccountScope): scope is AccountScope & { accountIds: readonly string[] } {
-  return scope.accountIds !== null;
-}
+export const ALL_ACCOUNTS: AccountScope = { accountIds: null, connectionIds: null, hiddenCount: 0 };
 
 /**
- * The two columns of a scope, `hidden_count` and `visible_ids` (a JSON array, or null for all),
+ * The columns of a scope, `hidden_count` and `visible` (a JSON array of [account id, connection
+ * id] pairs, or null for all),
  * for the person `userId` and a credential's `granted` accounts (a text[] expression, null for all).
  * Used inside the one statement that finds the caller (lib/mcp/caller.ts), and by `loadAccountScope`.
  */
@@ -39,18 +37,19 @@ export function scopeColumns(userId: SQL, granted: SQL): SQL {
         and not exists (select 1 from bank_accounts h where h.user_id = ${userId} and h.hidden)
       then null
       else coalesce((
-        select json_agg(a.id order by a.id) from bank_accounts a
+        select json_agg(json_build_array(a.id, a.connection_id) order by a.id) from bank_accounts a
         where a.user_id = ${userId} and not a.hidden and (${granted} is null or a.id = any(${granted}))
       ), '[]'::json)
-    end as visible_ids`;
+    end as visible`;
 }
 
 /** A scope from the columns `scopeColumns` selects. */
 export function scopeFromRow(row: Record<string, unknown>): AccountScope {
-  const raw = row.visible_ids;
-  const ids = typeof raw === "string" ? (JSON.parse(raw) as unknown) : raw;
+  const raw = row.visible;
+  const pairs = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<[string, string]> | null;
   return {
-    accountIds: Array.isArray(ids) ? ids.map(String) : null,
+    accountIds: pairs ? pairs.map(([account]) => account) : null,
+    connectionIds: pairs ? [...new Set(pairs.map(([, connection]) => connection))] : null,
     hiddenCount: Number(row.hidden_count ?? 0),
   };
 }
@@ -81,6 +80,52 @@ export async function loadAccountScope(db: Database, userId: string, of: ScopeOf
         : sql`exists (select 1 from oauth_grants g where g.id = ${of.grantId} and g.user_id = ${userId}
             and g.revoked_at is null)`;
   const [row] = await executeRows(db, sql`select ${live} as live, ${scopeColumns(sql`${userId}`, granted)}`);
-  if (!row || row.live === false || row.live === "f") return { accountIds: [], hiddenCount: 0 };
+  if (!row || row.live === false || row.live === "f")
+    return { accountIds: [], connectionIds: [], hiddenCount: 0 };
   return scopeFromRow(row);
+}
+
+/**
+ * An id no account has: a list of it finds nothing, where an empty list would mean "no filter"
+ * to the queries that take account ids.
+ */
+const NO_ACCOUNT = "none";
+
+/**
+ * The account ids a query should be limited to: what the caller asked for (`requested`, ids from
+ * list_accounts) within the scope. Undefined when neither limits anything; a list that finds
+ * nothing when the request and the scope do not meet (an id outside the scope finds nothing, like
+ * another person's).
+ */
+export function scopedAccountIds(
+  scope: AccountScope,
+  requested?: readonly string[] | undefined,
+): string[] | undefined {
+  if (scope.accountIds === null) return requested === undefined ? undefined : [...requested];
+  const allowed = new Set(scope.accountIds);
+  const ids = requested === undefined ? [...scope.accountIds] : requested.filter((id) => allowed.has(id));
+  return ids.length > 0 ? ids : [NO_ACCOUNT];
+}
+
+/** A condition limiting `column` (an account id) to the scope, or undefined when it reads every account. */
+export function inScope(scope: AccountScope, column: SQLWrapper): SQL | undefined {
+  if (scope.accountIds === null) return undefined;
+  return inArray(column, scopedAccountIds(scope) ?? []);
+}
+
+/**
+ * The rows of accounts in `scope`: for the short per-account lists (recurring streams, debts,
+ * holdings) read whole and cut here, where a second statement per list would cost more.
+ */
+export function readable<T extends { accountId: string }>(scope: AccountScope, rows: T[]): T[] {
+  if (scope.accountIds === null) return rows;
+  const allowed = new Set(scope.accountIds);
+  return rows.filter((r) => allowed.has(r.accountId));
+}
+
+/** The banks a call sees: all of them, or those holding an account in its scope. */
+export function visibleConnections<T extends { id: string }>(scope: AccountScope, connections: T[]): T[] {
+  if (scope.connectionIds === null) return connections;
+  const visible = new Set(scope.connectionIds);
+  return connections.filter((c) => visible.has(c.id));
 }

@@ -347,8 +347,11 @@ export async function getPeriodComparison(
   previous: DateRange,
   /** Today in the user's timezone (rollups.ts `splitRange`). */
   today?: string,
+  /** Only these accounts (lib/finance/scope.ts `scopedAccountIds`); undefined for all. */
+  accountIds?: string[],
 ): Promise<PeriodComparison[]> {
   const from = countedRows(userId, spanOf([current, previous]), {
+    accountIds,
     cuts: [current, previous],
     byCategory: true,
     today,

@@ -12,13 +12,14 @@
  * Each kind's count is over all its matches; the list is cut to `limit`. A finding's typical
  * amount is in its transaction's currency.
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type FixedStatement, fixedStatement, runFixed } from "@/db/fixed-statement";
 import { EXPONENTS, formatMoney } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import type { DateRange } from "./periods";
 import { listStreams } from "./recurring";
+import { type AccountScope, ALL_ACCOUNTS, scopedAccountIds } from "./scope";
 import { text } from "./sql";
 
 export const UNUSUAL_KINDS = ["duplicate", "large", "fees", "price_increase", "new_merchant"] as const;
@@ -83,8 +84,11 @@ const at = {
   start: sql.placeholder("start"),
   end: sql.placeholder("end"),
   limit: sql.placeholder("limit"),
+  accounts: sql.placeholder("accounts"),
 };
 const base = sql`t.user_id = ${at.user} and t.date between ${at.start}::date and ${at.end}::date and not t.is_transfer`;
+/** The rows of the call's accounts only (lib/finance/scope.ts), for the statements of a scoped call. */
+const ofAccounts = (alias: string) => sql`and ${sql.raw(alias)}.account_id = any(${at.accounts}::text[])`;
 
 // 100 units of each currency in its minor units (10^exponent × 100), computed once per
 // category and currency with its threshold rather than for every charge (a 25-branch CASE
@@ -95,15 +99,30 @@ const largeFloor = sql`100 * power(10, case hist.currency ${sql.raw(
     .join(" "),
 )} else 2 end)`;
 
-const LARGE = fixedStatement(
-  sql`with hist as (
+/**
+ * Large charges against the typical ones: stored per person (`category_typicals`), or for a scoped
+ * call computed from its accounts' rows as `ledgerlink_typicals` computes them (migration 0007).
+ */
+const largeStatement = (scoped: boolean) =>
+  fixedStatement(
+    sql`with hist as (${
+      scoped
+        ? sql`
+          select h.category, h.currency,
+            percentile_cont(0.5) within group (order by -h.amount_minor) as typical, count(*) as n
+          from transactions h
+          where h.user_id = ${at.user} and h.date >= ${at.start}::date - 365 and h.date < ${at.start}::date
+            and h.amount_minor < 0 and not h.is_transfer ${ofAccounts("h")}
+          group by h.category, h.currency`
+        : sql`
           select c.category, c.currency, c.typical_minor::float8 as typical, c.count as n
           from category_typicals c where c.user_id = ${at.user} and c.anchor = ${at.start}::date
           union all
           select h.category, h.currency, h.typical, h.n from ledgerlink_typicals(${at.user}, ${at.start}::date) h
           where not exists (
             select 1 from category_typicals c where c.user_id = ${at.user} and c.anchor = ${at.start}::date
-          )
+          )`
+    }
         )
         , thresholds as materialized (
           select hist.category, hist.currency, hist.typical, greatest(3 * hist.typical, ${largeFloor}) as threshold
@@ -113,45 +132,85 @@ const LARGE = fixedStatement(
         from transactions t
         join bank_accounts a on a.id = t.account_id
         join thresholds hist on hist.category = t.category and hist.currency = t.currency
-        where ${base} and t.amount_minor <= -ceil(hist.threshold)::bigint
+        where ${base} ${scoped ? ofAccounts("t") : sql``} and t.amount_minor <= -ceil(hist.threshold)::bigint
         order by t.amount_minor asc, t.id
         limit ${at.limit}`,
-);
+  );
 
-const DUPLICATES = fixedStatement(
-  sql`select ${SELECT_TXN}, (-t.amount_minor)::text as typical, count(*) over () as total
+/** Repeated charges (`transaction_repeats`: a repeat is of the same account, so a scope just filters). */
+const duplicatesStatement = (scoped: boolean) =>
+  fixedStatement(
+    sql`select ${SELECT_TXN}, (-t.amount_minor)::text as typical, count(*) over () as total
         from transaction_repeats r
         join transactions t on t.id = r.transaction_id
         join bank_accounts a on a.id = t.account_id
         where r.user_id = ${at.user} and r.date between ${at.start}::date and ${at.end}::date
+          ${scoped ? ofAccounts("t") : sql``}
         order by t.date desc, t.id
         limit ${at.limit}`,
-);
+  );
 
-const NEW_MERCHANTS = fixedStatement(
-  sql`select f.*, count(*) over () as total
-        from merchant_first_seen m
-        cross join lateral (
+/** The first charge of each merchant first seen in the range: the merchant's first row of any kind. */
+const firstCharge = (scoped: boolean, key: SQL) => sql`cross join lateral (
           select ${SELECT_TXN}, null::text as typical
           from transactions t
           join bank_accounts a on a.id = t.account_id
-          where ${base} and t.amount_minor < 0 and lower(coalesce(t.merchant_name, t.name)) = m.merchant_key
+          where ${base} ${scoped ? ofAccounts("t") : sql``} and t.amount_minor < 0
+            and lower(coalesce(t.merchant_name, t.name)) = ${key}
           order by t.date, t.id
           limit 1
-        ) f
+        ) f`;
+
+/**
+ * New merchants: first seen over all of the person's rows (`merchant_first_seen`), or, for a
+ * scoped call, over its accounts' rows: merchants charged in the range on those accounts with no
+ * earlier row there.
+ */
+const newMerchantsStatement = (scoped: boolean) =>
+  fixedStatement(
+    scoped
+      ? sql`select f.*, count(*) over () as total
+        from (
+          select distinct lower(coalesce(t.merchant_name, t.name)) as merchant_key
+          from transactions t
+          where ${base} ${ofAccounts("t")} and t.amount_minor < 0
+        ) m
+        ${firstCharge(true, sql`m.merchant_key`)}
+        where not exists (
+          select 1 from transactions e
+          where e.user_id = ${at.user} and lower(coalesce(e.merchant_name, e.name)) = m.merchant_key
+            and e.date < ${at.start}::date ${ofAccounts("e")}
+        )
+        order by f.date desc, f.id
+        limit ${at.limit}`
+      : sql`select f.*, count(*) over () as total
+        from merchant_first_seen m
+        ${firstCharge(false, sql`m.merchant_key`)}
         where m.user_id = ${at.user} and m.first_date between ${at.start}::date and ${at.end}::date
         order by f.date desc, f.id
         limit ${at.limit}`,
-);
+  );
 
-const FEES = fixedStatement(
-  sql`select ${SELECT_TXN}, null::text as typical, count(*) over () as total
+const feesStatement = (scoped: boolean) =>
+  fixedStatement(
+    sql`select ${SELECT_TXN}, null::text as typical, count(*) over () as total
         from transactions t
         join bank_accounts a on a.id = t.account_id
-        where ${base} and t.category in ('fees', 'interest_charged') and t.amount_minor < 0
+        where ${base} ${scoped ? ofAccounts("t") : sql``}
+          and t.category in ('fees', 'interest_charged') and t.amount_minor < 0
         order by t.date desc, t.id
         limit ${at.limit}`,
-);
+  );
+
+/** Each kind's statement, unscoped and scoped, rendered once per process. */
+const statementsOf = (scoped: boolean) => ({
+  large: largeStatement(scoped),
+  duplicate: duplicatesStatement(scoped),
+  new_merchant: newMerchantsStatement(scoped),
+  fees: feesStatement(scoped),
+});
+const UNSCOPED = statementsOf(false);
+const SCOPED = statementsOf(true);
 
 /** Findings of the asked kinds in the range, with per-kind counts over all matches. */
 export async function findUnusualActivity(
@@ -160,9 +219,17 @@ export async function findUnusualActivity(
   range: DateRange,
   kinds: readonly UnusualKind[],
   limit: number,
+  scope: AccountScope = ALL_ACCOUNTS,
 ): Promise<{ findings: Finding[]; counts: Partial<Record<UnusualKind, number>> }> {
   const want = new Set(kinds);
-  const values = { user: userId, start: range.start, end: range.end, limit };
+  const accounts = scopedAccountIds(scope);
+  const values = { user: userId, start: range.start, end: range.end, limit, accounts };
+  const {
+    large: LARGE,
+    duplicate: DUPLICATES,
+    new_merchant: NEW_MERCHANTS,
+    fees: FEES,
+  } = accounts === undefined ? UNSCOPED : SCOPED;
 
   const tasks: Array<Promise<{ kind: UnusualKind; rows: RawRow[] }>> = [];
   if (want.has("large")) {
@@ -191,7 +258,7 @@ export async function findUnusualActivity(
   const [results, streams] = await Promise.all([
     Promise.all(tasks),
     want.has("price_increase")
-      ? listStreams(db, userId, { direction: "outflow", status: "all", today: range.end })
+      ? listStreams(db, userId, { direction: "outflow", status: "all", today: range.end }, scope)
       : null,
   ]);
   const findings: Finding[] = [];

@@ -25,7 +25,7 @@ import type { Database } from "@/db";
 import type { AccessState } from "@/lib/access";
 import { recordToolCallLater, type ToolCallStatus } from "@/lib/activity";
 import { failureFields, isAppError } from "@/lib/errors";
-import type { AccountScope } from "@/lib/finance/scope";
+import { type AccountScope, visibleConnections } from "@/lib/finance/scope";
 import { log } from "@/lib/log";
 import { findUnsafeText } from "@/lib/safe-text";
 import type { McpCredential } from "./credential";
@@ -281,6 +281,19 @@ export function setupMessage(access: AccessState): string {
 }
 
 /**
+ * The access state as a call limited to some accounts sees it: the banks of its accounts only,
+ * in answers, warnings and `as_of`, as if the person had linked no other.
+ */
+function accessSeenBy(access: AccessState, scope: AccountScope): AccessState {
+  if (scope.connectionIds === null) return access;
+  return {
+    ...access,
+    connections: visibleConnections(scope, access.connections),
+    needsReauth: visibleConnections(scope, access.needsReauth),
+  };
+}
+
+/**
  * `HIDDEN_ACCOUNTS` on every `ok` answer while the person hides accounts, with their count: the
  * answer leaves them out, so an assistant must not call a total complete.
  */
@@ -360,7 +373,8 @@ export async function runTool(
   rawArgs: Record<string, unknown>,
   auth: ToolAuthContext,
 ): Promise<CallToolResult> {
-  const { db, credential, access } = auth;
+  const { db, credential } = auth;
+  const access = accessSeenBy(auth.access, auth.scope);
   const outputSchema = listedTool(tool).envelope;
   const started = performance.now();
   let status: ToolCallStatus = "error";

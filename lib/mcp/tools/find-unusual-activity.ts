@@ -55,6 +55,7 @@ export const findUnusualActivityTool = defineTool({
       range,
       args.kinds ?? UNUSUAL_KINDS,
       args.limit,
+      ctx.scope,
     );
     return {
       data: {

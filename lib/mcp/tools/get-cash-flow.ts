@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
 import { monthsToDate, todayIn } from "@/lib/finance/periods";
+import { scopedAccountIds } from "@/lib/finance/scope";
 import { CASH_FLOW_INTERVALS, type CashFlowFigures, getCashFlow } from "@/lib/finance/spending";
 import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
@@ -49,7 +50,14 @@ export const getCashFlowTool = defineTool({
   async run(args, ctx) {
     const today = todayIn(ctx.timezone, ctx.now);
     const range = resolveDateArgs(args, ctx, undefined).range ?? monthsToDate(today, args.months);
-    const flows = await getCashFlow(ctx.db, ctx.userId, range, args.interval, args.account_ids, today);
+    const flows = await getCashFlow(
+      ctx.db,
+      ctx.userId,
+      range,
+      args.interval,
+      scopedAccountIds(ctx.scope, args.account_ids),
+      today,
+    );
     const figures = (currency: string, f: CashFlowFigures) => ({
       currency,
       income: toAmount(f.incomeCents, currency),

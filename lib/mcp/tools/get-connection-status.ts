@@ -1,7 +1,8 @@
 /** Tool 12: subscription state and the health of every linked bank. */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { bankAccounts, bankConnections } from "@/db/schema";
+import { inScope } from "@/lib/finance/scope";
 import { defineTool } from "../define-tool";
 import { mixedCurrencyWarnings } from "../envelope";
 import { currencySchema } from "./shared";
@@ -73,7 +74,7 @@ export const getConnectionStatusTool = defineTool({
           connectionId: bankAccounts.connectionId,
         })
         .from(bankAccounts)
-        .where(eq(bankAccounts.userId, ctx.userId))
+        .where(and(eq(bankAccounts.userId, ctx.userId), inScope(ctx.scope, bankAccounts.id)))
         .orderBy(bankAccounts.name, bankAccounts.id),
       ctx.db
         .select({ id: bankConnections.id, warnings: bankConnections.warnings })

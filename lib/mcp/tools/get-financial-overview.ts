@@ -69,6 +69,7 @@ export const getFinancialOverviewTool = defineTool({
       range,
       previous,
       today: todayIn(ctx.timezone, ctx.now),
+      scope: ctx.scope,
     });
     return {
       data: {

@@ -8,6 +8,7 @@ import {
   getInvestmentTransactionsView,
   type HoldingTotals,
 } from "@/lib/finance/investments";
+import { scopedAccountIds } from "@/lib/finance/scope";
 import { dateArgsShape, resolveDateArgs } from "../args";
 import { decodeCursor, fingerprintOf, pageOf } from "../cursor";
 import { defineTool } from "../define-tool";
@@ -90,10 +91,11 @@ export const getInvestmentsTool = defineTool({
   }),
   async run(args, ctx) {
     const { range } = resolveDateArgs(args, ctx, "last_90_days");
+    const accountIds = scopedAccountIds(ctx.scope, args.account_ids);
     const fingerprint = fingerprintOf([
       ctx.userId,
       args.view,
-      [...(args.account_ids ?? [])].sort(),
+      [...(accountIds ?? [])].sort(),
       args.view === "transactions" ? range : null,
     ]);
     // Transactions page by keyset ([date, id] of the last row: rows synced between pages never
@@ -102,7 +104,7 @@ export const getInvestmentsTool = defineTool({
       ? decodeCursor(args.cursor, fingerprint, args.view === "transactions" ? ["date", "string"] : ["number"])
       : null;
     if (args.view === "allocation") {
-      const v = await getAllocationView(ctx.db, ctx.userId, args.account_ids);
+      const v = await getAllocationView(ctx.db, ctx.userId, accountIds);
       const shares = (rows: AllocationRow[]) =>
         rows.map((r) => ({
           currency: r.currency,
@@ -121,7 +123,7 @@ export const getInvestmentsTool = defineTool({
     if (args.view === "transactions") {
       const v = await getInvestmentTransactionsView(ctx.db, ctx.userId, {
         range,
-        accountIds: args.account_ids,
+        accountIds,
         limit: args.limit,
         after: key,
       });
@@ -146,7 +148,7 @@ export const getInvestmentsTool = defineTool({
     }
     const offset = key ? Number(key[0]) : 0;
     const v = await getHoldingsView(ctx.db, ctx.userId, {
-      accountIds: args.account_ids,
+      accountIds,
       offset,
       limit: args.limit,
     });

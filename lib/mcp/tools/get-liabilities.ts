@@ -64,7 +64,13 @@ export const getLiabilitiesTool = defineTool({
     }),
   }),
   async run(args, ctx) {
-    const { debts, totals } = await getDebts(ctx.db, ctx.userId, args.types, todayIn(ctx.timezone, ctx.now));
+    const { debts, totals } = await getDebts(
+      ctx.db,
+      ctx.userId,
+      args.types,
+      todayIn(ctx.timezone, ctx.now),
+      ctx.scope,
+    );
     const common = (d: Debt) => ({
       account_id: d.accountId,
       name: d.name,

@@ -79,6 +79,7 @@ export const getNetWorthTool = defineTool({
       today,
       months: args.months,
       interval: args.interval,
+      scope: ctx.scope,
     });
     return {
       data: {

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { toAmount } from "@/lib/finance/currency";
 import { previousRange, todayIn } from "@/lib/finance/periods";
+import { scopedAccountIds } from "@/lib/finance/scope";
 import { getSpendingBreakdown, SPENDING_GROUPS } from "@/lib/finance/spending";
 import { dateArgsShape, resolveDateArgs } from "../args";
 import { defineTool } from "../define-tool";
@@ -58,7 +59,7 @@ export const getSpendingBreakdownTool = defineTool({
       previous,
       groupBy: args.group_by,
       topN: args.top_n,
-      accountIds: args.account_ids,
+      accountIds: scopedAccountIds(ctx.scope, args.account_ids),
       today: todayIn(ctx.timezone, ctx.now),
     });
     return {

@@ -48,7 +48,7 @@ export const getUpcomingBillsTool = defineTool({
   }),
   async run(args, ctx) {
     const today = todayIn(ctx.timezone, ctx.now);
-    const result = await getUpcomingBills(ctx.db, ctx.userId, today, args.days_ahead);
+    const result = await getUpcomingBills(ctx.db, ctx.userId, today, args.days_ahead, ctx.scope);
     return {
       data: {
         window: result.window,

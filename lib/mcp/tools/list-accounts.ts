@@ -50,6 +50,7 @@ export const listAccountsTool = defineTool({
       types: args.types,
       connectionId: args.connection_id,
       includeClosed: args.include_closed,
+      scope: ctx.scope,
     });
     const totals = sumAccounts(rows).map((t) => ({
       currency: t.currency,

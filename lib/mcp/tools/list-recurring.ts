@@ -59,11 +59,16 @@ export const listRecurringTool = defineTool({
     }),
   }),
   async run(args, ctx) {
-    const { streams, totals } = await getRecurring(ctx.db, ctx.userId, {
-      direction: args.direction,
-      status: args.status,
-      today: todayIn(ctx.timezone, ctx.now),
-    });
+    const { streams, totals } = await getRecurring(
+      ctx.db,
+      ctx.userId,
+      {
+        direction: args.direction,
+        status: args.status,
+        today: todayIn(ctx.timezone, ctx.now),
+      },
+      ctx.scope,
+    );
     const sums = (s: RecurringSums, currency: string) => ({
       count: s.count,
       monthly: toAmount(s.monthlyCents, currency),

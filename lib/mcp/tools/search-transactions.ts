@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { toAmount } from "@/lib/finance/currency";
 import { todayIn } from "@/lib/finance/periods";
+import { scopedAccountIds } from "@/lib/finance/scope";
 import { searchTransactions, TRANSACTION_SORTS, type TransactionFilter } from "@/lib/finance/transactions";
 import { categorySchema, dateArgsShape, resolveDateArgs, scaledAmountArg } from "../args";
 import { decodeCursor, pageOf, searchFingerprint, searchKeyShape } from "../cursor";
@@ -77,7 +78,7 @@ export const searchTransactionsTool = defineTool({
     const filter: TransactionFilter = {
       range,
       query: args.query,
-      accountIds: args.account_ids,
+      accountIds: scopedAccountIds(ctx.scope, args.account_ids),
       categories: args.categories,
       direction: args.direction,
       minAbs,
