@@ -5,11 +5,10 @@
  * "Change accounts", which opens the account choice and saves it through `action`. The change
  * takes effect on the credential's next call.
  */
-import { useActionState, useId, useState } from "react";
+import { startTransition, useActionState, useId, useState } from "react";
 import { type ActionState, IDLE } from "@/lib/action-state";
 import { AccountChoice, type AccountOption, describeAccess } from "./account-choice";
 import { Button } from "./ui/button";
-import { SubmitButton } from "./ui/submit-button";
 
 export function AccountAccessEditor({
   accounts,
@@ -27,7 +26,7 @@ export function AccountAccessEditor({
   /** The credential's name, for screen readers ("Change accounts: Claude"). */
   subject: string;
 }) {
-  const [state, save] = useActionState(action, IDLE as ActionState);
+  const [state, save, pending] = useActionState(action, IDLE as ActionState);
   const [open, setOpen] = useState(false);
   // Closed once saved: the row then shows the new accounts (the page is revalidated).
   const [saved, setSaved] = useState(state);
@@ -36,6 +35,12 @@ export function AccountAccessEditor({
     if (state.status === "ok") setOpen(false);
   }
   const formId = useId();
+  // Submitted by hand: `<form action>` would reset the choice after a refusal (see CreateKeyForm).
+  const submit = (event: React.FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    startTransition(() => save(form));
+  };
   return (
     <div className="mt-1 text-xs text-slate-600">
       <p>
@@ -55,7 +60,7 @@ export function AccountAccessEditor({
       {open ? (
         <form
           id={formId}
-          action={save}
+          onSubmit={submit}
           className="mt-2 space-y-3 rounded-md border border-slate-200 bg-slate-50 p-3"
         >
           <input type="hidden" name={idField.name} value={idField.value} />
@@ -67,7 +72,9 @@ export function AccountAccessEditor({
             error={state.status === "error" ? state.error : undefined}
           />
           <div className="flex flex-wrap gap-2">
-            <SubmitButton pendingLabel="Saving…">Save accounts</SubmitButton>
+            <Button type="submit" disabled={pending} aria-disabled={pending}>
+              {pending ? "Saving…" : "Save accounts"}
+            </Button>
             <Button type="button" variant="ghost" onClick={() => setOpen(false)}>
               Cancel
             </Button>

@@ -17,11 +17,11 @@ import { Badge } from "./ui/badge";
 export type AccountOption = ChoosableAccount;
 
 /** "Checking ••1234", the way the Banks page names an account. */
-export function accountLabel(a: Pick<AccountOption, "name" | "mask">): string {
+function accountLabel(a: Pick<AccountOption, "name" | "mask">): string {
   return a.mask ? `${a.name} ••${a.mask}` : a.name;
 }
 
-export const ALL_ACCOUNTS_LABEL = "All accounts (including ones linked later)";
+const ALL_ACCOUNTS_LABEL = "All accounts (including ones linked later)";
 
 function AccountBoxes({
   accounts,
