@@ -50,15 +50,12 @@ export interface CurrencySummary {
   inflow: number;
   /** Minor units (a negative number). */
   outflow: number;
-  /** Of `count`, the rows dated on or after `recentFrom`, when it was given. */
-  recent: number;
 }
 
 /**
  * Count, money in (sum of positive amounts) and money out (sum of negative ones) per currency
  * over every row `filter` selects, in code order: the rollup for whole months, the rows for the
- * rest. With `recentFrom` (the first day of a month), also how many of the rows are dated from
- * it on (a text search reads its page from them: transactions.ts).
+ * rest.
  */
 export async function summarizeTransactions(
   db: Database,
@@ -66,35 +63,22 @@ export async function summarizeTransactions(
   filter: TransactionFilter,
   /** The WHERE of the rows `filter` selects (transactions.ts `transactionConditions`). */
   rows: SQL,
-  options: { recentFrom?: string } = {},
 ): Promise<CurrencySummary[]> {
-  const result = await executeRows(db, summaryStatement(userId, filter, rows, options));
+  const result = await executeRows(db, summaryStatement(userId, filter, rows));
   return result.map((r) => ({
     currency: text(r, "currency"),
     count: toCents(r.count),
     inflow: toCents(r.inflow),
     outflow: toCents(r.outflow),
-    recent: options.recentFrom === undefined ? 0 : toCents(r.recent),
   }));
 }
 
 /** The statement of `summarizeTransactions`. */
-export function summaryStatement(
-  userId: string,
-  filter: TransactionFilter,
-  rows: SQL,
-  { recentFrom }: { recentFrom?: string } = {},
-): SQL {
-  // The rows from `recentFrom` on: whole months of the rollups, or rows (months at the edges).
-  const recent = (dated: SQLWrapper, n: SQLWrapper) =>
-    recentFrom === undefined
-      ? sql``
-      : sql`, case when ${dated} >= ${recentFrom}::date then ${n} else 0 end as r`;
+export function summaryStatement(userId: string, filter: TransactionFilter, rows: SQL): SQL {
   const rawPart = (where: SQL) => sql`
     select ${transactions.currency} as currency, count(*) as n,
       coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} > 0), 0) as i,
       coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} < 0), 0) as o
-      ${recentFrom === undefined ? sql`` : sql`, count(*) filter (where ${transactions.date} >= ${recentFrom}::date) as r`}
     from ${transactions} where ${where} group by ${transactions.currency}`;
   const months = filter.range ? wholeMonths(filter.range) : { first: null, last: null };
   let union: SQL;
@@ -127,7 +111,7 @@ export function summaryStatement(
         : filter.direction === "outflow"
           ? [m.outflowCount, sql`0`, m.outflowMinor]
           : [m.count, m.inflowMinor, m.outflowMinor];
-    const rolled = sql`select ${m.currency} as currency, ${n} as n, ${i} as i, ${o} as o ${recent(m.month, n)}
+    const rolled = sql`select ${m.currency} as currency, ${n} as n, ${i} as i, ${o} as o
       from ${m} where ${and(...conditions)}`;
     // The rows outside the whole months: the partial months at the edges of the range.
     union =
@@ -140,9 +124,7 @@ export function summaryStatement(
             ) as SQL,
           )}`;
   }
-  return sql`select currency, sum(n)::text as count, sum(i)::text as inflow, sum(o)::text as outflow ${
-    recentFrom === undefined ? sql`` : sql`, sum(r)::text as recent`
-  }
+  return sql`select currency, sum(n)::text as count, sum(i)::text as inflow, sum(o)::text as outflow
       from (${union}) as parts group by currency having sum(n) > 0 order by currency`;
 }
 

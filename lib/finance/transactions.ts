@@ -21,7 +21,7 @@ import { bankAccounts, transactions } from "@/db/schema";
 import { toCents } from "./money";
 import { addMonths, type DateRange, startOfMonth } from "./periods";
 import { type CurrencySummary, summarizeTransactions } from "./rollups";
-import { writtenLimit } from "./sql";
+import { executeRows, text, writtenLimit } from "./sql";
 
 export const TRANSACTION_SORTS = ["date_desc", "date_asc", "amount_desc", "amount_asc"] as const;
 export type TransactionSort = (typeof TRANSACTION_SORTS)[number];
@@ -265,6 +265,52 @@ export function recentRowsWhere(userId: string, filter: TransactionFilter, recen
   ) as SQL;
 }
 
+/**
+ * A text search's first page, newest first, in one statement: the newest matches of the recent
+ * months (`recent`, read by the date index from the newest back, the pattern tested on each row)
+ * when they fill the page; otherwise the page of every match (`where`, by the trigram index), read
+ * only then (a one-time filter on the count of the recent rows). Both used to be chosen between
+ * by the summary's count of recent matches, a round trip before the page.
+ */
+async function textFirstPage(db: Database, where: SQL, recent: SQL, limit: number): Promise<PageRow[]> {
+  const n = writtenLimit(limit + 1);
+  const t = transactions;
+  const columns = sql`${t.id} as id, ${t.date}::text as date, ${t.amountMinor}::text as amount_minor,
+    ${t.currency} as currency, ${t.name} as name, ${t.merchantName} as merchant_name,
+    ${t.category} as category, ${t.accountId} as account_id, ${t.pending} as pending,
+    ${t.isTransfer} as is_transfer`;
+  const order = sql.join(orderBy("date_desc"), sql`, `);
+  const rows = await executeRows(
+    db,
+    sql`with recent as materialized (
+        select ${columns} from ${t} where ${recent} order by ${order} limit ${n}
+      ), "page" as (
+        select * from recent where (select count(*) from recent) > ${sql.raw(String(limit))}
+        union all
+        select * from (
+          select ${columns} from ${t} where ${where} order by ${order} limit ${n}
+        ) as whole where (select count(*) from recent) <= ${sql.raw(String(limit))}
+      )
+      select p.*, a.name as account_name from "page" p join ${bankAccounts} a on a.id = p.account_id
+      order by p.date desc, p.id desc`,
+  );
+  return rows.map((r) => ({
+    id: text(r, "id"),
+    date: text(r, "date"),
+    amountMinor: toCents(r.amount_minor),
+    currency: text(r, "currency"),
+    name: text(r, "name"),
+    merchantName: r.merchant_name === null ? null : text(r, "merchant_name"),
+    category: text(r, "category"),
+    accountName: text(r, "account_name"),
+    pending: r.pending === true || r.pending === "t",
+    isTransfer: r.is_transfer === true || r.is_transfer === "t",
+  }));
+}
+
+/** A row of a page as `searchPage` reads it. */
+type PageRow = Awaited<ReturnType<typeof searchPage>>[number];
+
 /** One page of matches plus the summary over every match (rollups.ts). */
 export async function searchTransactions(
   db: Database,
@@ -278,21 +324,13 @@ export async function searchTransactions(
   let rows: Awaited<ReturnType<typeof pageOf>>;
   let totals: CurrencySummary[];
   if (filter.query?.trim() && options.sort === "date_desc" && !options.after) {
-    // A text search's first page, newest first: the summary says how many matches there are, and
-    // how many in the recent months. None: no page to read. When the recent months hold the page,
-    // it is read from the date index from the newest back (a plan made once), the pattern tested
-    // on each row; otherwise by the trigram index, in a plan made for the pattern.
+    // A text search's first page, newest first, beside its summary: one round trip for both.
     const newest = filter.range && filter.range.end < options.today ? filter.range.end : options.today;
     const recentFrom = addMonths(startOfMonth(newest), 1 - RECENT_PAGE_MONTHS);
-    totals = await summarizeTransactions(db, userId, filter, where, { recentFrom });
-    const matched = totals.reduce((n, t) => n + t.count, 0);
-    const recent = totals.reduce((n, t) => n + t.recent, 0);
-    const fromRecent = recent > options.limit || recent === matched;
-    rows =
-      matched === 0 ? [] : await pageOf(fromRecent ? recentRowsWhere(userId, filter, recentFrom) : where);
-    // Rows removed between the two statements (a sync) can leave the recent months short of the
-    // page: it is read whole then.
-    if (fromRecent && rows.length <= options.limit && rows.length < matched) rows = await pageOf(where);
+    [rows, totals] = await Promise.all([
+      textFirstPage(db, where, recentRowsWhere(userId, filter, recentFrom), options.limit),
+      summarizeTransactions(db, userId, filter, where),
+    ]);
   } else {
     [rows, totals] = await Promise.all([pageOf(where), summarizeTransactions(db, userId, filter, where)]);
   }

@@ -6,12 +6,13 @@
  * (lib/deferred.ts: the activity row goes after). In both protocol eras (a 2025 client after
  * `initialize`, and a 2026-07-28 client with its per-request `_meta`), on PGlite and on PostgreSQL.
  */
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Handle, openDatabase, PLANNED_EACH_RUN, setDbForTesting } from "@/db";
-import { rateLimits } from "@/db/schema";
+import { apiKeys, bankAccounts, categoryRules, rateLimits, users } from "@/db/schema";
 import { seedDemo } from "@/db/seed";
+import { createApiKey } from "@/lib/api-keys";
 import { settleDeferred } from "@/lib/deferred";
 import { resetEnvCache } from "@/lib/env";
 import { createMcpEndpoint } from "@/lib/mcp/server";
@@ -26,6 +27,17 @@ const APP_URL = "http://localhost:3000";
 const ERAS = ["2025", "2026-07-28"] as const;
 type Era = (typeof ERAS)[number];
 
+/** Every tool with its defaults, and the questions with a text, a period or a daily history. */
+const QUESTIONS: Array<[string, Record<string, unknown>]> = [
+  ...TOOL_NAMES.map((name): [string, Record<string, unknown>] => [name, {}]),
+  ["search_transactions", { query: "coffee", period: "last_12_months" }],
+  ["search_transactions", { query: "trader", period: "last_12_months" }],
+  ["search_transactions", { query: "zzz no such words" }],
+  ["get_financial_overview", { period: "last_month" }],
+  ["get_net_worth", { interval: "day", months: 12 }],
+  ["find_unusual_activity", { period: "last_12_months" }],
+];
+
 /** The scratch database of the PostgreSQL run. */
 let scratchUrl = "";
 
@@ -33,6 +45,8 @@ describe("statements and round trips per MCP request", () => {
   const counter = new StatementCounter();
   let handle: Handle;
   let apiKey = "";
+  /** The active user's key for two of their accounts, with 50 category rules of theirs in place. */
+  let scopedKey = "";
   let dropScratch: (() => Promise<void>) | undefined;
   let endpoint: (req: Request) => Promise<Response>;
   const table: string[] = [];
@@ -54,6 +68,7 @@ describe("statements and round trips per MCP request", () => {
     setDbForTesting(handle);
     const demo = await seedDemo(handle.db);
     apiKey = demo.find((a) => a.state === "active")?.apiKey ?? "";
+    scopedKey = await scopedKeyWithRules(handle.db, demo.find((a) => a.state === "active")?.email ?? "");
     endpoint = createMcpEndpoint({ getDb: async () => handle.db });
   });
 
@@ -73,10 +88,11 @@ describe("statements and round trips per MCP request", () => {
     label: string,
     body: unknown,
     era: Era = "2025",
+    key = apiKey,
   ): Promise<{ before: StatementCount; after: StatementCount; status: number; texts: string[] }> {
     await settleDeferred();
     counter.take();
-    const status = await send(body, era);
+    const status = await send(body, era, key);
     const texts = [...counter.texts];
     const before = counter.take();
     await settleDeferred();
@@ -91,7 +107,7 @@ describe("statements and round trips per MCP request", () => {
    * POSTs one message as a client of `era` with the active user's key (a 2026-07-28 request
    * carries its `_meta` and the headers that mirror it); the answer's status, body read.
    */
-  async function send(body: unknown, era: Era = "2025"): Promise<number> {
+  async function send(body: unknown, era: Era = "2025", key = apiKey): Promise<number> {
     const message = body as { method: string; id?: number; params?: Record<string, unknown> };
     const modern =
       era === "2026-07-28" ? modernRequest(message.method, message.params, message.id) : undefined;
@@ -100,7 +116,7 @@ describe("statements and round trips per MCP request", () => {
         method: "POST",
         headers: {
           host: "localhost:3000",
-          authorization: `Bearer ${apiKey}`,
+          authorization: `Bearer ${key}`,
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
           ...(modern?.headers ?? { "mcp-protocol-version": "2025-06-18" }),
@@ -170,10 +186,10 @@ describe("statements and round trips per MCP request", () => {
 
   for (const era of ERAS)
     it(`${era}: every tool: the caller in one round trip, the tool's own statements in one more, the activity row after the answer`, async () => {
-      for (const name of TOOL_NAMES) {
+      for (const [name, args] of QUESTIONS) {
         const { before, after, status, texts } = await measure(
           name,
-          rpc("tools/call", { name, arguments: {} }),
+          rpc("tools/call", { name, arguments: args }),
           era,
         );
         expect(status, name).toBe(200);
@@ -185,6 +201,22 @@ describe("statements and round trips per MCP request", () => {
           texts.filter((t) => t.includes("transaction_ids")),
           name,
         ).toEqual([]);
+      }
+    });
+
+  for (const era of ERAS)
+    it(`${era}: a key scoped to two accounts, with 50 category rules: every tool still in two round trips`, async () => {
+      for (const [name, args] of QUESTIONS) {
+        const label = `scoped ${name}`;
+        const { before, after, status } = await measure(
+          label,
+          rpc("tools/call", { name, arguments: args }),
+          era,
+          scopedKey,
+        );
+        expect(status, label).toBe(200);
+        expect(before.waves, label).toBeLessThanOrEqual(2);
+        expect(after.statements, label).toBe(1);
       }
     });
 
@@ -271,4 +303,31 @@ async function toolCallRows(): Promise<number> {
   } finally {
     await client.end();
   }
+}
+
+/** A new key of the demo user `email` for two of their accounts, and 50 category rules of theirs. */
+async function scopedKeyWithRules(db: Handle["db"], email: string): Promise<string> {
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  if (!user) throw new Error(`no demo user ${email}`);
+  const accounts = await db
+    .select({ id: bankAccounts.id })
+    .from(bankAccounts)
+    .where(eq(bankAccounts.userId, user.id))
+    .orderBy(bankAccounts.name)
+    .limit(2);
+  expect(accounts).toHaveLength(2);
+  const key = await createApiKey(db, user.id, "scoped");
+  await db
+    .update(apiKeys)
+    .set({ accountIds: accounts.map((a) => a.id) })
+    .where(eq(apiKeys.id, key.id));
+  await db.insert(categoryRules).values(
+    Array.from({ length: 50 }, (_, i) => ({
+      userId: user.id,
+      field: i % 2 === 0 ? ("merchant" as const) : ("description" as const),
+      pattern: `budget pattern ${i}`,
+      category: "shopping",
+    })),
+  );
+  return key.key;
 }
