@@ -9,11 +9,12 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { apiKeys, oauthCodes, oauthGrants, sessions } from "@/db/schema";
+import { apiKeys, bankAccounts, oauthCodes, oauthGrants, sessions } from "@/db/schema";
 import { IDLE } from "@/lib/action-state";
 import { createApiKey, rotateApiKey } from "@/lib/api-keys";
 import { resetEnvCache } from "@/lib/env";
 import { useTestDatabase } from "../helpers/db";
+import { linkSandboxBank } from "../helpers/fixtures";
 import { rpc } from "../helpers/mcp-client";
 import {
   authorizationParams,
@@ -394,7 +395,7 @@ describe("Connected apps: editing a grant's accounts", () => {
 });
 
 describe("a new account reaches only the credentials for all accounts", () => {
-  it("keys and apps set to all see it at once; chosen ones do not", async () => {
+  it("a bank linked later: keys and apps set to all see its accounts at once; chosen ones do not", async () => {
     const alice = await person();
     const { checking } = alice.accounts;
     const allKey = await createApiKey(getDb(), alice.userId, "all");
@@ -402,13 +403,14 @@ describe("a new account reaches only the credentials for all accounts", () => {
     const allApp = await appToken(alice, Object.values(alice.accounts));
     const chosenApp = await appToken(alice, [checking]);
 
-    const connection = await addConnection(getDb(), alice.userId, "New Bank");
-    const fresh = await addAccount(getDb(), alice.userId, connection, {
-      name: "New savings",
-      type: "depository",
-      balance: 1_00,
-    });
-    const everything = sorted([...Object.values(alice.accounts), fresh]);
+    // A bank linked later, through the real connect and first sync.
+    const linked = await linkSandboxBank(getDb(), alice.userId, "ins_platypus", new Date());
+    const fresh = await getDb()
+      .select({ id: bankAccounts.id })
+      .from(bankAccounts)
+      .where(eq(bankAccounts.connectionId, linked.connection.id));
+    expect(fresh.length).toBeGreaterThan(0);
+    const everything = sorted([...Object.values(alice.accounts), ...fresh.map((a) => a.id)]);
     expect((await listedOverHttp(allKey.key)).ids).toEqual(everything);
     expect((await listedOverHttp(allApp)).ids).toEqual(everything);
     expect((await listedOverHttp(chosenKey.key)).ids).toEqual([checking]);
