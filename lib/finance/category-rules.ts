@@ -14,11 +14,13 @@
  *
  * Not to be confused with lib/finance/rules.ts, the counting rules of the tools.
  */
-import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
 import { categoryRules, transactions, transferCategories, users } from "@/db/schema";
 import { AppError } from "@/lib/errors";
 import { CATEGORY_IDS, type CategoryId, isCategoryId } from "./categories";
+import { isIsoDate } from "./periods";
+import { executeRows } from "./sql";
 import { escapeLike } from "./transactions";
 
 type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
@@ -172,25 +174,124 @@ export async function setTransactionCategory(
   });
 }
 
-/** Counts (or no longer counts) `category` as a transfer for the person: neither income nor spending. */
-export async function setTransferCategory(
+/**
+ * The categories the person counts as transfers become exactly `categories`: their rows are
+ * neither income nor spending. Only the rows of a category whose mark changed are derived again.
+ */
+export async function setTransferCategories(
   db: Database,
   userId: string,
-  category: string,
-  transfer: boolean,
+  categories: readonly string[],
   today = isoToday(),
 ): Promise<void> {
-  const id = checkCategory(category);
+  const wanted = new Set(categories.map((c) => checkCategory(c, "categories")));
   await db.transaction(async (tx) => {
-    if (transfer) await tx.insert(transferCategories).values({ userId, category: id }).onConflictDoNothing();
-    else
+    const held = await tx
+      .select({ category: transferCategories.category })
+      .from(transferCategories)
+      .where(eq(transferCategories.userId, userId))
+      .for("update");
+    const had = new Set(held.map((r) => r.category));
+    const added = [...wanted].filter((c) => !had.has(c));
+    const removed = [...had].filter((c) => !wanted.has(c as CategoryId));
+    if (added.length === 0 && removed.length === 0) return;
+    if (added.length > 0)
+      await tx
+        .insert(transferCategories)
+        .values(added.map((category) => ({ userId, category })))
+        .onConflictDoNothing();
+    if (removed.length > 0)
       await tx
         .delete(transferCategories)
-        .where(and(eq(transferCategories.userId, userId), eq(transferCategories.category, id)));
-    // Only the flag of rows in that category can change (the index on user and category).
-    await rederive(tx, userId, sql`t.category = ${id}`, null);
+        .where(and(eq(transferCategories.userId, userId), inArray(transferCategories.category, removed)));
+    // Only the flag of rows in those categories can change (the index on user and category).
+    const changed = [...added, ...removed];
+    await rederive(
+      tx,
+      userId,
+      sql`t.category in (${sql.join(
+        changed.map((c) => sql`${c}`),
+        sql`, `,
+      )})`,
+      null,
+    );
     await restoreTypicals(tx, userId, today);
   });
+}
+
+/** One row of the dashboard's transactions view. */
+export interface CategorizedTransaction {
+  id: string;
+  date: string;
+  name: string;
+  merchant: string | null;
+  amountMinor: number;
+  currency: string;
+  account: string;
+  pending: boolean;
+  isTransfer: boolean;
+  category: CategoryId;
+  /** The bank's category, beneath the person's. */
+  providerCategory: CategoryId;
+  /** Whether the person gave this transaction its own category. */
+  overridden: boolean;
+}
+
+export const TRANSACTIONS_PAGE = 50;
+
+/**
+ * The person's transactions for the dashboard, newest first (date, then id), `TRANSACTIONS_PAGE`
+ * at a time: older than `before` (the last row's `date|id`), holding `query` in the merchant or
+ * description, or only transaction `id`. Hidden accounts are the person's own: they are listed.
+ * `older` is the cursor of the next page, null on the last.
+ */
+export async function listCategorizedTransactions(
+  db: Database,
+  userId: string,
+  options: { before?: string | undefined; query?: string | undefined; id?: string | undefined } = {},
+): Promise<{ rows: CategorizedTransaction[]; older: string | null }> {
+  const filters: SQL[] = [sql`t.user_id = ${userId}`];
+  if (options.id) filters.push(sql`t.id = ${options.id}`);
+  const query = options.query?.trim();
+  if (query) filters.push(sql`t.search_text like ledgerlink_fold(${`%${escapeLike(query)}%`})`);
+  const cursor = options.before ? parseCursor(options.before) : null;
+  if (cursor) filters.push(sql`(t.date, t.id) < (${cursor.date}::date, ${cursor.id})`);
+  const found = await executeRows(
+    db,
+    sql`select t.id, t.date::text as date, t.name, t.merchant_name, t.amount_minor::text as amount, t.currency,
+          a.name as account, t.pending, t.is_transfer, t.category, coalesce(t.provider_category, t.category) as provider_category,
+          t.category_override is not null as overridden
+        from transactions t join bank_accounts a on a.id = t.account_id
+        where ${sql.join(filters, sql` and `)}
+        order by t.date desc, t.id desc
+        limit ${TRANSACTIONS_PAGE + 1}`,
+  );
+  const rows = found.slice(0, TRANSACTIONS_PAGE).map(
+    (r): CategorizedTransaction => ({
+      id: String(r.id),
+      date: String(r.date),
+      name: String(r.name),
+      merchant: r.merchant_name === null ? null : String(r.merchant_name),
+      amountMinor: Number(r.amount),
+      currency: String(r.currency),
+      account: String(r.account),
+      pending: Boolean(r.pending),
+      isTransfer: Boolean(r.is_transfer),
+      category: String(r.category) as CategoryId,
+      providerCategory: String(r.provider_category) as CategoryId,
+      overridden: Boolean(r.overridden),
+    }),
+  );
+  const last = rows.at(-1);
+  return { rows, older: found.length > TRANSACTIONS_PAGE && last ? `${last.date}|${last.id}` : null };
+}
+
+/** `date|id` of a page's last row; anything else is refused naming the cursor. */
+function parseCursor(value: string): { date: string; id: string } {
+  const match = /^(\d{4}-\d{2}-\d{2})\|([\w-]{1,64})$/.exec(value);
+  if (!match?.[1] || !match[2] || !isIsoDate(match[1]))
+    throw new AppError("invalid_input", `"before" must be a page's cursor (date|id).`, { field: "before" });
+  return { date: match[1], id: match[2] };
 }
 
 /**

@@ -15,11 +15,14 @@ import { generateSandboxData } from "@/lib/banking/sandbox";
 import { AppError } from "@/lib/errors";
 import {
   addRule,
+  listCategorizedTransactions,
   listRules,
+  listTransferCategories,
   MAX_RULES,
   removeRule,
   setTransactionCategory,
-  setTransferCategory,
+  setTransferCategories,
+  TRANSACTIONS_PAGE,
 } from "@/lib/finance/category-rules";
 import { addDays, PERIODS, previousRange, resolvePeriod } from "@/lib/finance/periods";
 import { executeRows } from "@/lib/finance/sql";
@@ -591,9 +594,9 @@ describe("rules and single changes", () => {
   it("a category marked as a transfer is neither income nor spending, and unmarking restores every answer", async () => {
     const db = getDb();
     const original = await answers(userId);
-    await setTransferCategory(db, userId, "gifts_and_donations", true, TODAY);
     // Income too: a category of income marked as a transfer is no longer income.
-    await setTransferCategory(db, userId, "income", true, TODAY);
+    await setTransferCategories(db, userId, ["gifts_and_donations", "income"], TODAY);
+    expect(await listTransferCategories(db, userId)).toEqual(["income", "gifts_and_donations"]);
     const settings: Settings = {
       rules: [],
       overrides: new Map(),
@@ -614,8 +617,8 @@ describe("rules and single changes", () => {
     );
     expect(search.data.summary.count).toBe(0);
 
-    await setTransferCategory(db, userId, "gifts_and_donations", false, TODAY);
-    await setTransferCategory(db, userId, "income", false, TODAY);
+    await setTransferCategories(db, userId, ["income"], TODAY);
+    await setTransferCategories(db, userId, [], TODAY);
     expect(await answers(userId)).toEqual(original);
   });
 
@@ -647,7 +650,7 @@ describe("rules and single changes", () => {
       "pattern",
     );
     await refused(setTransactionCategory(db, userId, rows[0]!.id, "nope"), "invalid_input", "category");
-    await refused(setTransferCategory(db, userId, "nope", true), "invalid_input", "category");
+    await refused(setTransferCategories(db, userId, ["other", "nope"]), "invalid_input", "categories");
     await refused(setTransactionCategory(db, controlId, rows[0]!.id, "other"), "not_found", "transactionId");
     const rule = await addRule(
       db,
@@ -680,6 +683,57 @@ describe("rules and single changes", () => {
       (e: unknown) => e instanceof AppError && e.code === "invalid_input" && /200/.test(e.message),
     );
     expect(await listRules(db, owner)).toHaveLength(MAX_RULES);
+  });
+});
+
+describe("the dashboard's transactions view", () => {
+  it("pages newest first with the older cursor, finds by text and by id, and shows the bank's category", async () => {
+    const db = getDb();
+    const seen: string[] = [];
+    let before: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listCategorizedTransactions(db, userId, { before });
+      expect(page.rows.length).toBeLessThanOrEqual(TRANSACTIONS_PAGE);
+      seen.push(...page.rows.map((r) => `${r.date}|${r.id}`));
+      before = page.older ?? undefined;
+      pages++;
+    } while (before && pages < 100);
+    const expected = rows.map((r) => `${r.date}|${r.id}`).sort((a, b) => (a < b ? 1 : -1));
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(Math.ceil(rows.length / TRANSACTIONS_PAGE));
+
+    const found = await listCategorizedTransactions(db, userId, { query: "café olé" });
+    const cafes = rows.filter((r) => r.merchantName === "Café Olé");
+    expect(found.rows.map((r) => r.id)).toEqual(
+      cafes
+        .sort((a, b) => (`${a.date}|${a.id}` < `${b.date}|${b.id}` ? 1 : -1))
+        .slice(0, TRANSACTIONS_PAGE)
+        .map((r) => r.id),
+    );
+
+    const one = rows.find((r) => r.merchantName === "Fresh Market")!;
+    await setTransactionCategory(db, userId, one.id, "shopping", TODAY);
+    const single = await listCategorizedTransactions(db, userId, { id: one.id });
+    expect(single.rows).toEqual([
+      expect.objectContaining({
+        id: one.id,
+        category: "shopping",
+        providerCategory: "groceries",
+        overridden: true,
+      }),
+    ]);
+    expect(single.older).toBeNull();
+    // Another person's transaction is not found by its id.
+    expect((await listCategorizedTransactions(db, controlId, { id: one.id })).rows).toEqual([]);
+    await setTransactionCategory(db, userId, one.id, null, TODAY);
+    expect((await listCategorizedTransactions(db, userId, { id: one.id })).rows[0]).toMatchObject({
+      category: "groceries",
+      overridden: false,
+    });
+    await expect(listCategorizedTransactions(db, userId, { before: "2025-02-30|x" })).rejects.toSatisfy(
+      (e: unknown) => e instanceof AppError && e.code === "invalid_input" && /before/.test(e.message),
+    );
   });
 });
 
