@@ -103,8 +103,8 @@ export async function addRule(
   const pattern = checkPattern(input.pattern);
   const category = checkCategory(input.category);
   return db.transaction(async (tx) => {
-    // The person's row, locked: two additions at once cannot both pass the count.
-    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
+    // Also: two additions at once cannot both pass the count.
+    await lockPerson(tx, userId);
     const same = and(
       eq(categoryRules.userId, userId),
       eq(categoryRules.field, field),
@@ -140,6 +140,7 @@ export async function removeRule(
   today = isoToday(),
 ): Promise<void> {
   await db.transaction(async (tx) => {
+    await lockPerson(tx, userId);
     const [gone] = await tx
       .delete(categoryRules)
       .where(and(eq(categoryRules.id, ruleId), eq(categoryRules.userId, userId)))
@@ -186,11 +187,11 @@ export async function setTransferCategories(
 ): Promise<void> {
   const wanted = new Set(categories.map((c) => checkCategory(c, "categories")));
   await db.transaction(async (tx) => {
+    await lockPerson(tx, userId);
     const held = await tx
       .select({ category: transferCategories.category })
       .from(transferCategories)
-      .where(eq(transferCategories.userId, userId))
-      .for("update");
+      .where(eq(transferCategories.userId, userId));
     const had = new Set(held.map((r) => r.category));
     const added = [...wanted].filter((c) => !had.has(c));
     const removed = [...had].filter((c) => !wanted.has(c as CategoryId));
@@ -292,6 +293,16 @@ function parseCursor(value: string): { date: string; id: string } {
   if (!match?.[1] || !match[2] || !isIsoDate(match[1]))
     throw new AppError("invalid_input", `"before" must be a page's cursor (date|id).`, { field: "before" });
   return { date: match[1], id: match[2] };
+}
+
+/**
+ * Locks the person's row for the change. A sync inserting their rows holds a key-share lock on it
+ * (the foreign key) until it commits, so a change waits for a sync under way and a sync waits for
+ * the change: the change re-derives every row the sync wrote, and the sync's rows are derived
+ * with the changed rules. Without it a row the sync wrote meanwhile kept the old category.
+ */
+async function lockPerson(tx: Tx, userId: string) {
+  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
 }
 
 /**

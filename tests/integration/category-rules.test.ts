@@ -7,6 +7,7 @@
  * neither income nor spending; rules survive a full re-sync and apply to newly synced rows.
  */
 import { and, eq, sql } from "drizzle-orm";
+import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
 import { bankConnections, recurringStreams, transactions } from "@/db/schema";
@@ -35,7 +36,7 @@ import { getSpendingBreakdownTool } from "@/lib/mcp/tools/get-spending-breakdown
 import { getUpcomingBillsTool } from "@/lib/mcp/tools/get-upcoming-bills";
 import { listRecurringTool } from "@/lib/mcp/tools/list-recurring";
 import { searchTransactionsTool } from "@/lib/mcp/tools/search-transactions";
-import { useTestDatabase } from "../helpers/db";
+import { testDatabaseKind, useTestDatabase } from "../helpers/db";
 import { createTestUser, linkSandboxBank } from "../helpers/fixtures";
 import {
   addAccount,
@@ -684,6 +685,49 @@ describe("rules and single changes", () => {
     );
     expect(await listRules(db, owner)).toHaveLength(MAX_RULES);
   });
+});
+
+describe("a change during a sync", () => {
+  it.runIf(testDatabaseKind() === "postgres")(
+    "waits for a sync under way, so the rows it wrote follow the new rule",
+    async () => {
+      const db = getDb();
+      const owner = await createUser(db);
+      const connection = await addConnection(db, owner, "Busy Bank");
+      const account = await addAccount(db, owner, connection, {
+        name: "Busy",
+        type: "depository",
+        balance: 0,
+      });
+      // A sync's transaction: its rows are written (derived without the rule) and not yet committed.
+      const sync = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await sync.connect();
+      try {
+        await sync.query("begin");
+        await sync.query(
+          `insert into transactions (id, user_id, account_id, provider_transaction_id, date, name, merchant_name, amount_minor, category)
+           values ('busy-' || $1, $1, $2, 'busy-1', '2025-11-01', 'BUSY SHOP', 'Busy Shop', -1000, 'shopping')`,
+          [owner, account],
+        );
+        const adding = addRule(
+          db,
+          owner,
+          { field: "merchant", pattern: "busy shop", category: "education" },
+          TODAY,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await sync.query("commit");
+        await adding;
+      } finally {
+        await sync.end();
+      }
+      const [row] = await db
+        .select({ category: transactions.category, providerCategory: transactions.providerCategory })
+        .from(transactions)
+        .where(eq(transactions.userId, owner));
+      expect(row).toEqual({ category: "education", providerCategory: "shopping" });
+    },
+  );
 });
 
 describe("the dashboard's transactions view", () => {
