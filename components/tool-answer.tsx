@@ -22,13 +22,17 @@ function cell(value: Json | undefined): string {
 /** What a row of a list can lead to, by list name (search_transactions: change a row's category). */
 type RowActions = Record<string, (row: JsonObject) => React.ReactNode>;
 
-/** A transaction of search_transactions: its category is changed on the dashboard's Transactions page. */
+/**
+ * A transaction of search_transactions: its category is changed on the dashboard's Transactions
+ * page. The link is positioned so its screen-reader text stays inside the table's scrolling
+ * region (an absolute element otherwise escapes it and widens the page on a phone).
+ */
 function changeCategoryLink(row: JsonObject): React.ReactNode {
   if (typeof row.id !== "string") return null;
   return (
     <Link
       href={`/dashboard/transactions?id=${encodeURIComponent(row.id)}`}
-      className="whitespace-nowrap underline"
+      className="relative whitespace-nowrap underline"
     >
       Change category
       <span className="sr-only">{` of ${cell(row.merchant) || cell(row.name)} on ${cell(row.date)}`}</span>
@@ -61,7 +65,7 @@ function RowsTable({
               </th>
             ))}
             {action ? (
-              <th scope="col" className="py-1.5 pr-4 font-medium whitespace-nowrap">
+              <th scope="col" className="relative py-1.5 pr-4 font-medium whitespace-nowrap">
                 <span className="sr-only">Actions</span>
               </th>
             ) : null}
