@@ -3,11 +3,12 @@
 import { useActionState } from "react";
 import { revokeApiKeyAction, rotateApiKeyAction } from "@/app/dashboard/keys/actions";
 import { IDLE } from "@/lib/action-state";
+import type { AccountOption } from "./account-choice";
 import { ApiKeyRow, type ApiKeyRowData } from "./api-key-row";
 import { NewKeyNotice } from "./new-key-notice";
 import { FormMessage } from "./ui/form-message";
 
-export function ApiKeyList({ keys }: { keys: ApiKeyRowData[] }) {
+export function ApiKeyList({ keys, accounts }: { keys: ApiKeyRowData[]; accounts: AccountOption[] }) {
   const [rotateState, rotate] = useActionState(rotateApiKeyAction, IDLE);
   const [revokeState, revoke] = useActionState(revokeApiKeyAction, IDLE);
   return (
@@ -26,7 +27,13 @@ export function ApiKeyList({ keys }: { keys: ApiKeyRowData[] }) {
       ) : (
         <ul className="divide-y divide-slate-200" aria-label="Your API keys">
           {keys.map((k) => (
-            <ApiKeyRow key={k.id} apiKey={k} rotateAction={rotate} revokeAction={revoke} />
+            <ApiKeyRow
+              key={k.id}
+              apiKey={k}
+              accounts={accounts}
+              rotateAction={rotate}
+              revokeAction={revoke}
+            />
           ))}
         </ul>
       )}

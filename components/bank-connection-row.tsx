@@ -1,7 +1,12 @@
 "use client";
 
 import { useActionState, useEffect, useRef, useState } from "react";
-import { forceReauthAction, removeBankAction, syncBankAction } from "@/app/dashboard/banks/actions";
+import {
+  forceReauthAction,
+  removeBankAction,
+  setAccountHiddenAction,
+  syncBankAction,
+} from "@/app/dashboard/banks/actions";
 import { IDLE } from "@/lib/action-state";
 import { ConfirmButton } from "./confirm-button";
 import { PlaidLinkButton } from "./plaid-link-button";
@@ -20,7 +25,17 @@ export interface BankConnectionRowData {
   lastErrorMessage: string | null;
   /** Data the bank does not provide (bank_connections.warnings), shown as a small note. */
   warnings?: { product: string; message: string }[];
-  accounts: { id: string; name: string; mask: string | null; type: string; balance: string | null }[];
+  accounts: BankAccountLine[];
+}
+
+export interface BankAccountLine {
+  id: string;
+  name: string;
+  mask: string | null;
+  type: string;
+  balance: string | null;
+  /** Hidden from assistants (every tool leaves it out). */
+  hidden: boolean;
 }
 
 const STATUS: Record<BankConnectionRowData["status"], { label: string; tone: BadgeTone }> = {
@@ -29,6 +44,43 @@ const STATUS: Record<BankConnectionRowData["status"], { label: string; tone: Bad
   error: { label: "Sync error", tone: "red" },
   disconnected: { label: "Disconnected", tone: "slate" },
 };
+
+/** One account of a bank, with its balance and the control that hides it from assistants or shows it again. */
+function AccountLine({ account }: { account: BankAccountLine }) {
+  const [state, toggle] = useActionState(setAccountHiddenAction, IDLE);
+  return (
+    <li className="py-1.5">
+      <div className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1">
+        <div
+          className="flex min-w-0 flex-1 flex-wrap justify-between gap-x-3"
+          data-testid="bank-account"
+          data-hidden={account.hidden}
+        >
+          <span className="min-w-0">
+            {account.name}
+            {account.mask ? <span className="text-slate-500"> ••{account.mask}</span> : null}
+            <span className="ml-2 text-xs text-slate-500">{account.type}</span>
+            {account.hidden ? (
+              <span className="ml-2">
+                <Badge tone="amber">Hidden from assistants</Badge>
+              </span>
+            ) : null}
+          </span>
+          <span className="tabular-nums text-slate-800">{account.balance ?? "—"}</span>
+        </div>
+        <form action={toggle}>
+          <input type="hidden" name="accountId" value={account.id} />
+          <input type="hidden" name="hidden" value={account.hidden ? "false" : "true"} />
+          <SubmitButton variant="ghost" pendingLabel={account.hidden ? "Showing…" : "Hiding…"}>
+            {account.hidden ? "Show to assistants" : "Hide from assistants"}
+            <span className="sr-only">: {account.name}</span>
+          </SubmitButton>
+        </form>
+      </div>
+      <FormMessage state={state} />
+    </li>
+  );
+}
 
 export function BankConnectionRow({
   connection,
@@ -134,14 +186,7 @@ export function BankConnectionRow({
           aria-label={`Accounts at ${connection.institutionName}`}
         >
           {connection.accounts.map((a) => (
-            <li key={a.id} className="flex justify-between gap-3 py-1.5" data-testid="bank-account">
-              <span>
-                {a.name}
-                {a.mask ? <span className="text-slate-500"> ••{a.mask}</span> : null}
-                <span className="ml-2 text-xs text-slate-500">{a.type}</span>
-              </span>
-              <span className="tabular-nums text-slate-800">{a.balance ?? "—"}</span>
-            </li>
+            <AccountLine key={a.id} account={a} />
           ))}
         </ul>
       ) : null}

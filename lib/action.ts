@@ -71,9 +71,20 @@ function formIssueSentence(issue: z.core.$ZodRawIssue): string {
   }
 }
 
+/** The form's fields by name; a name sent more than once (ticked boxes of one list) gives an array. */
+function formValues(formData: FormData): Record<string, FormDataEntryValue | FormDataEntryValue[]> {
+  const values: Record<string, FormDataEntryValue | FormDataEntryValue[]> = {};
+  for (const [name, value] of formData.entries()) {
+    const before = values[name];
+    values[name] =
+      before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
+  }
+  return values;
+}
+
 function parseForm<S extends z.ZodType>(schema: S, formData: FormData): z.output<S> {
-  const values = Object.fromEntries(formData.entries());
-  for (const [name, value] of Object.entries(values)) {
+  const values = formValues(formData);
+  for (const [name, value] of formData.entries()) {
     if (hasUnsafeText(name) || (typeof value === "string" && hasUnsafeText(value))) {
       throw new AppError(
         "invalid_input",

@@ -78,6 +78,8 @@ export interface CreatedApiKey {
   key: string;
   preview: string;
   createdAt: Date;
+  /** The accounts it may read; null for all of them (lib/account-access.ts). */
+  accountIds: string[] | null;
 }
 
 const nameOf = (name: string) => {
@@ -88,15 +90,30 @@ const nameOf = (name: string) => {
   return trimmed;
 };
 
-/** Stores a fresh key named `name` (already checked) for `userId`; the secret leaves here once. */
-async function insertApiKey(db: Database, userId: string, name: string): Promise<CreatedApiKey> {
+/**
+ * Stores a fresh key named `name` (already checked) for `userId`, reading `accountIds` (already
+ * checked to be the person's; null for all); the secret leaves here once.
+ */
+async function insertApiKey(
+  db: Database,
+  userId: string,
+  name: string,
+  accountIds: string[] | null,
+): Promise<CreatedApiKey> {
   const key = generateApiKey();
   const [row] = await db
     .insert(apiKeys)
-    .values({ userId, name, keyHash: hashSecret(key), preview: previewApiKey(key) })
+    .values({ userId, name, keyHash: hashSecret(key), preview: previewApiKey(key), accountIds })
     .returning();
   if (!row) throw new AppError("internal", "The key could not be saved.");
-  return { id: row.id, name: row.name, key, preview: row.preview, createdAt: row.createdAt };
+  return {
+    id: row.id,
+    name: row.name,
+    key,
+    preview: row.preview,
+    createdAt: row.createdAt,
+    accountIds: row.accountIds,
+  };
 }
 
 /** SQL: key `keyId` of `userId`, still live (neither revoked nor rotated). */
@@ -109,14 +126,22 @@ function liveKeysOf(userId: string): SQL | undefined {
   return and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), isNull(apiKeys.rotatedAt));
 }
 
-/** Creates a named key for `userId` and returns it in full, once. */
-export async function createApiKey(db: Database, userId: string, name: string): Promise<CreatedApiKey> {
-  return insertApiKey(db, userId, nameOf(name));
+/**
+ * Creates a named key for `userId` reading `accountIds` (null, the default, for all accounts, the
+ * ones linked later included; else ids checked by lib/account-access.ts) and returns it in full, once.
+ */
+export async function createApiKey(
+  db: Database,
+  userId: string,
+  name: string,
+  accountIds: string[] | null = null,
+): Promise<CreatedApiKey> {
+  return insertApiKey(db, userId, nameOf(name), accountIds);
 }
 
 /**
- * Replaces key `keyId` of `userId` with a new key of the same name. The old key stops working
- * in the same transaction. Throws `not_found` for a key that is not this user's or not live.
+ * Replaces key `keyId` of `userId` with a new key of the same name and accounts. The old key stops
+ * working in the same transaction. Throws `not_found` for a key that is not this user's or not live.
  */
 export async function rotateApiKey(db: Database, userId: string, keyId: string): Promise<CreatedApiKey> {
   return db.transaction(async (tx) => {
@@ -124,9 +149,9 @@ export async function rotateApiKey(db: Database, userId: string, keyId: string):
       .update(apiKeys)
       .set({ rotatedAt: new Date() })
       .where(liveKeyOf(userId, keyId))
-      .returning({ name: apiKeys.name });
+      .returning({ name: apiKeys.name, accountIds: apiKeys.accountIds });
     if (!old) throw new AppError("not_found", "No such active key.");
-    return insertApiKey(tx, userId, old.name);
+    return insertApiKey(tx, userId, old.name, old.accountIds);
   });
 }
 
@@ -135,6 +160,25 @@ export async function revokeApiKey(db: Database, userId: string, keyId: string):
   const rows = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
+    .where(liveKeyOf(userId, keyId))
+    .returning({ id: apiKeys.id });
+  if (rows.length === 0) throw new AppError("not_found", "No such active key.");
+}
+
+/**
+ * Sets the accounts live key `keyId` of `userId` may read (null for all; ids checked by
+ * lib/account-access.ts). The next call with the key reads them. Throws `not_found` when it is
+ * not this user's live key.
+ */
+export async function setApiKeyAccounts(
+  db: Database,
+  userId: string,
+  keyId: string,
+  accountIds: string[] | null,
+): Promise<void> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ accountIds })
     .where(liveKeyOf(userId, keyId))
     .returning({ id: apiKeys.id });
   if (rows.length === 0) throw new AppError("not_found", "No such active key.");
@@ -149,6 +193,7 @@ export async function listApiKeys(db: Database, userId: string) {
       preview: apiKeys.preview,
       createdAt: apiKeys.createdAt,
       lastUsedAt: apiKeys.lastUsedAt,
+      accountIds: apiKeys.accountIds,
     })
     .from(apiKeys)
     .where(liveKeysOf(userId))

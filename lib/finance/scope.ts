@@ -65,12 +65,13 @@ export type ScopeOf =
  * grant that is not the person's, or no longer live, reads nothing.
  */
 export async function loadAccountScope(db: Database, userId: string, of: ScopeOf): Promise<AccountScope> {
+  // ::text[] makes each subquery one array value: `= any((select …))` would compare to its rows.
   const granted =
     of.kind === "person"
       ? sql`null::text[]`
       : of.kind === "api_key"
-        ? sql`(select k.account_ids from api_keys k where k.id = ${of.id} and k.user_id = ${userId})`
-        : sql`(select g.account_ids from oauth_grants g where g.id = ${of.grantId} and g.user_id = ${userId})`;
+        ? sql`(select k.account_ids from api_keys k where k.id = ${of.id} and k.user_id = ${userId})::text[]`
+        : sql`(select g.account_ids from oauth_grants g where g.id = ${of.grantId} and g.user_id = ${userId})::text[]`;
   const live =
     of.kind === "person"
       ? sql`true`

@@ -16,11 +16,14 @@ import { generateSecret, SECRET_PREFIX } from "./secrets";
 /**
  * Records the user's approval (creating the grant, or widening the user's existing live grant
  * for this client) and returns a fresh code. The client stops expiring: it has a grant now.
+ * The grant reads `accountIds` (null for all accounts, already checked to be the user's): the
+ * consent screen's choice, which replaces the one of an earlier approval.
  */
 export async function issueAuthorizationCode(
   db: Database,
   userId: string,
   request: ValidAuthorizationRequest,
+  accountIds: string[] | null,
 ): Promise<string> {
   const code = generateSecret(SECRET_PREFIX.code);
   const clientId = request.client.clientId;
@@ -45,12 +48,12 @@ export async function issueAuthorizationCode(
       const scope = [...new Set([...parseScope(existing.scope), ...parseScope(request.scope)])].join(" ");
       await tx
         .update(oauthGrants)
-        .set({ scope, expiresAt })
+        .set({ scope, expiresAt, accountIds })
         .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.userId, userId)));
     } else {
       const [grant] = await tx
         .insert(oauthGrants)
-        .values({ userId, clientId, scope: request.scope, resource: request.resource, expiresAt })
+        .values({ userId, clientId, scope: request.scope, resource: request.resource, expiresAt, accountIds })
         .returning({ id: oauthGrants.id });
       if (!grant) throw new Error("grant not saved");
       grantId = grant.id;

@@ -3,7 +3,10 @@
  * with the user's choice and a CSRF token bound to the session. Everything is validated again
  * here; the answer is a redirect to the client (code or error), to sign-in, or an error page.
  */
+import { z } from "zod";
 import type { Database } from "@/db";
+import { consentAccountsField, resolveConsentChoice } from "@/lib/account-access";
+import { isAppError } from "@/lib/errors";
 import { AUTHORIZATION_PARAMS, buildRedirect, validateAuthorizationRequest } from "./authorize";
 import { issueAuthorizationCode } from "./codes";
 import { getOAuthConfig } from "./config";
@@ -15,6 +18,9 @@ export function authorizePagePath(params: URLSearchParams): string {
   for (const name of AUTHORIZATION_PARAMS) for (const value of params.getAll(name)) query.append(name, value);
   return `/oauth/authorize?${query.toString()}`;
 }
+
+/** The consent page's query flag for an approval that ticked no account (the page says so). */
+export const NO_ACCOUNT_TICKED = "accounts_error";
 
 /** Where a signed-out user goes: sign in, then straight back to the same request. */
 export function signInRedirectUrl(params: URLSearchParams): string {
@@ -36,6 +42,27 @@ export function errorPage(message: string, status: number): Response {
 
 function redirect(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+}
+
+/**
+ * The accounts the approval gives (lib/account-access.ts): null for all, the ticked ids, "none"
+ * when no box was ticked (the consent screen asks again), or an error page for an id that is not
+ * the person's.
+ */
+async function consentAccounts(
+  db: Database,
+  userId: string,
+  form: URLSearchParams,
+): Promise<string[] | null | "none" | Response> {
+  const parsed = z.object(consentAccountsField).safeParse({ accountIds: form.getAll("accountIds") });
+  if (!parsed.success)
+    return errorPage(parsed.error.issues[0]?.message ?? "The accounts are not valid.", 400);
+  try {
+    return await resolveConsentChoice(db, userId, parsed.data.accountIds);
+  } catch (error) {
+    if (!isAppError(error) || error.code !== "invalid_input") throw error;
+    return parsed.data.accountIds.length === 0 ? "none" : errorPage(error.message, 400);
+  }
 }
 
 /** Handles the consent form POST. */
@@ -63,7 +90,13 @@ export async function decideConsent(
   const { request: valid } = validation;
   const decision = form.get("decision");
   if (decision === "approve") {
-    const code = await issueAuthorizationCode(db, session.userId, valid);
+    const accountIds = await consentAccounts(db, session.userId, form);
+    if (accountIds === "none")
+      return redirect(
+        `${getOAuthConfig().issuer}${authorizePagePath(form)}&${NO_ACCOUNT_TICKED}=none#accounts`,
+      );
+    if (accountIds instanceof Response) return accountIds;
+    const code = await issueAuthorizationCode(db, session.userId, valid, accountIds);
     return redirect(buildRedirect(valid.redirectUri, { code }, valid.state));
   }
   return redirect(

@@ -330,6 +330,8 @@ export interface ConnectedApp {
   approvedAt: Date;
   expiresAt: Date;
   lastUsedAt: Date | null;
+  /** The accounts the app may read; null for all of them (lib/account-access.ts). */
+  accountIds: string[] | null;
 }
 
 /** The user's live grants, newest first: what "Connected apps" lists. */
@@ -349,6 +351,7 @@ export async function listConnectedApps(
       approvedAt: oauthGrants.createdAt,
       expiresAt: oauthGrants.expiresAt,
       lastUsedAt: oauthGrants.lastUsedAt,
+      accountIds: oauthGrants.accountIds,
     })
     .from(oauthGrants)
     .innerJoin(oauthClients, eq(oauthClients.clientId, oauthGrants.clientId))
@@ -379,6 +382,33 @@ export async function keepGrant(
     )
     .returning({ expiresAt: oauthGrants.expiresAt });
   return kept?.expiresAt ?? null;
+}
+
+/**
+ * Sets the accounts live grant `grantId` of `userId` may read (null for all; ids checked by
+ * lib/account-access.ts). Its tokens read them from the next call on. False when the user has no
+ * such live grant.
+ */
+export async function setGrantAccounts(
+  db: Database,
+  grantId: string,
+  userId: string,
+  accountIds: string[] | null,
+  now = new Date(),
+): Promise<boolean> {
+  const rows = await db
+    .update(oauthGrants)
+    .set({ accountIds })
+    .where(
+      and(
+        eq(oauthGrants.id, grantId),
+        eq(oauthGrants.userId, userId),
+        isNull(oauthGrants.revokedAt),
+        gt(oauthGrants.expiresAt, now),
+      ),
+    )
+    .returning({ id: oauthGrants.id });
+  return rows.length > 0;
 }
 
 /** Number of live tokens in a grant (tests and diagnostics). */

@@ -2,11 +2,13 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { accountChoiceFields, resolveAccountChoice } from "@/lib/account-access";
 import { createAction } from "@/lib/action";
 import { AppError } from "@/lib/errors";
-import { keepGrant, revokeGrant } from "@/lib/oauth/tokens";
+import { keepGrant, revokeGrant, setGrantAccounts } from "@/lib/oauth/tokens";
 
 const grantSchema = z.object({ grantId: z.uuid({ error: "Unknown app." }) });
+const grantAccountsSchema = z.object({ grantId: z.uuid({ error: "Unknown app." }), ...accountChoiceFields });
 
 /** Disconnects an app: the grant and every token in it end at once (scoped to the signed-in user). */
 export const revokeAppAction = createAction(grantSchema, async ({ grantId }, { user, db }) => {
@@ -23,3 +25,19 @@ export const keepAppAction = createAction(grantSchema, async ({ grantId }, { use
   revalidatePath("/dashboard/apps");
   return { data: undefined, message: "Kept for another year." };
 });
+
+/** Changes the accounts an app reads: its next call reads the new ones. */
+export const setAppAccountsAction = createAction(
+  grantAccountsSchema,
+  async ({ grantId, ...choice }, { user, db }) => {
+    const saved = await setGrantAccounts(
+      db,
+      grantId,
+      user.id,
+      await resolveAccountChoice(db, user.id, choice),
+    );
+    if (!saved) throw new AppError("not_found", "That app is not connected.");
+    revalidatePath("/dashboard/apps");
+    return { data: undefined, message: "Saved. The app reads these accounts from its next call." };
+  },
+);

@@ -1,8 +1,11 @@
 import type { Metadata } from "next";
+import { AccountAccessEditor } from "@/components/account-access-editor";
 import { getDb } from "@/db";
+import { listChoosableAccounts } from "@/lib/account-access";
 import { requirePageUser } from "@/lib/auth";
 import { listConnectedApps } from "@/lib/oauth/tokens";
 import { formatDateTime, timezoneOf } from "../format";
+import { setAppAccountsAction } from "./actions";
 import { AppButtons } from "./app-buttons";
 
 export const dynamic = "force-dynamic";
@@ -11,8 +14,10 @@ export const metadata: Metadata = { title: "Connected apps · Ledgerlink" };
 // GET /dashboard/apps – apps the user approved through OAuth, with Revoke
 export default async function ConnectedAppsPage() {
   const user = await requirePageUser();
-  const [apps, { zone }] = await Promise.all([
-    listConnectedApps(await getDb(), user.id),
+  const db = await getDb();
+  const [apps, accounts, { zone }] = await Promise.all([
+    listConnectedApps(db, user.id),
+    listChoosableAccounts(db, user.id),
     timezoneOf(user.id),
   ]);
   return (
@@ -21,7 +26,8 @@ export default async function ConnectedAppsPage() {
       <p className="mt-2 text-slate-600">
         Apps you approved to read your data through OAuth (for example Claude or ChatGPT connectors). Revoking
         one ends its access at once; it would have to ask you again. An app's access ends a year after you
-        approve it, unless you keep it.
+        approve it, unless you keep it. Each app reads only the accounts you chose for it; a change takes
+        effect on its next call.
       </p>
       {apps.length === 0 ? (
         <p className="mt-6 text-slate-600">No apps are connected.</p>
@@ -33,10 +39,10 @@ export default async function ConnectedAppsPage() {
             return (
               <li
                 key={app.grantId}
-                className="flex items-center justify-between gap-4 p-4"
+                className="flex flex-wrap items-start justify-between gap-4 p-4"
                 data-testid="connected-app"
               >
-                <div>
+                <div className="min-w-0">
                   <p className="font-medium">{name}</p>
                   <p className="text-sm text-slate-600">
                     Redirects to {host} · scope {app.scope}
@@ -48,6 +54,13 @@ export default async function ConnectedAppsPage() {
                   <p className="text-sm text-slate-600">
                     Access ends {formatDateTime(app.expiresAt, zone)} unless you keep it
                   </p>
+                  <AccountAccessEditor
+                    accounts={accounts}
+                    accountIds={app.accountIds}
+                    action={setAppAccountsAction}
+                    idField={{ name: "grantId", value: app.grantId }}
+                    subject={name}
+                  />
                 </div>
                 <AppButtons grantId={app.grantId} appName={name} />
               </li>

@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { setAccountHidden } from "@/lib/account-access";
 import { createAction } from "@/lib/action";
 import {
   forceReauth,
@@ -13,6 +14,10 @@ import {
 import { AppError } from "@/lib/errors";
 
 const connectionSchema = z.object({ connectionId: z.string().min(1).max(64) });
+const hiddenSchema = z.object({
+  accountId: z.string().min(1).max(64),
+  hidden: z.enum(["true", "false"], { error: 'The field "hidden" must be true or false.' }),
+});
 const linkSchema = z.object({ institutionId: z.string().min(1, "Choose a bank.").max(64) });
 
 export interface LinkedBank {
@@ -85,3 +90,22 @@ export const removeBankAction = createAction(connectionSchema, async ({ connecti
   revalidatePath("/dashboard");
   return { data: undefined, message: "The bank and its data were removed." };
 });
+
+/**
+ * Hides one of the person's accounts from every assistant, or shows it again: the next tool call
+ * leaves it out (or reads it again). Sync keeps it up to date meanwhile.
+ */
+export const setAccountHiddenAction = createAction(
+  hiddenSchema,
+  async ({ accountId, hidden }, { db, user }) => {
+    const hide = hidden === "true";
+    const { name } = await setAccountHidden(db, user.id, accountId, hide);
+    revalidatePath("/dashboard/banks");
+    revalidatePath("/dashboard/keys");
+    revalidatePath("/dashboard/apps");
+    return {
+      data: undefined,
+      message: hide ? `${name} is hidden from assistants.` : `${name} is shown to assistants again.`,
+    };
+  },
+);

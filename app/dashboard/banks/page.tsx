@@ -36,6 +36,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         currency: bankAccounts.currency,
         currentBalanceMinor: bankAccounts.currentBalanceMinor,
         isClosed: bankAccounts.isClosed,
+        hidden: bankAccounts.hidden,
       })
       .from(bankAccounts)
       .where(eq(bankAccounts.userId, user.id))
@@ -59,6 +60,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         type: accountKind(a.type, a.subtype),
         // Credit and loan balances are stored as positive amounts owed: say so.
         balance: a.type === "credit" || a.type === "loan" ? `${balanceOf(a) ?? "—"} owed` : balanceOf(a),
+        hidden: a.hidden,
       })),
   }));
   const allowForceReauth = canForceSandboxReauth();
@@ -79,7 +81,10 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
           </div>
         </div>
       </Card>
-      <Card title="Your banks">
+      <Card
+        title="Your banks"
+        description="Hide an account to keep it away from every assistant: their answers leave it out and say that accounts are hidden. It keeps syncing, so showing it again is instant."
+      >
         {rows.length === 0 ? (
           <p className="text-sm text-slate-600">No bank linked yet.</p>
         ) : (

@@ -2,11 +2,13 @@ import { eq } from "drizzle-orm";
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
+import { AccountChoice } from "@/components/account-choice";
 import { OAuthClientIdentity } from "@/components/oauth-client-identity";
 import { getDb } from "@/db";
 import { users } from "@/db/schema";
+import { listChoosableAccounts } from "@/lib/account-access";
 import { AUTHORIZATION_PARAMS, validateAuthorizationRequest } from "@/lib/oauth/authorize";
-import { signInRedirectUrl } from "@/lib/oauth/consent";
+import { NO_ACCOUNT_TICKED, signInRedirectUrl } from "@/lib/oauth/consent";
 import { isSupportedScope, OAUTH_SCOPES, parseScope } from "@/lib/oauth/scopes";
 import { consentCsrfToken, getConsentSession, SESSION_COOKIE_NAMES } from "@/lib/oauth/session";
 import { hasUnsafeText } from "@/lib/safe-text";
@@ -71,11 +73,12 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
   if (!session) redirect(signInRedirectUrl(params));
 
   const { request } = validation;
-  const [user] = await db
-    .select({ email: users.email })
-    .from(users)
-    .where(eq(users.id, session.userId))
-    .limit(1);
+  const [[user], accounts] = await Promise.all([
+    db.select({ email: users.email }).from(users).where(eq(users.id, session.userId)).limit(1),
+    listChoosableAccounts(db, session.userId),
+  ]);
+  // The approval came back with no account ticked (lib/oauth/consent.ts): ask again, saying so.
+  const noAccountTicked = params.get(NO_ACCOUNT_TICKED) === "none";
   const scopes = parseScope(request.scope).filter(isSupportedScope);
 
   return (
@@ -102,28 +105,41 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
         </p>
       </section>
 
-      <form method="post" action="/api/oauth/authorize" className="mt-8 flex gap-3">
+      <form method="post" action="/api/oauth/authorize" className="mt-6">
         {AUTHORIZATION_PARAMS.map((name) => {
           const value = params.get(name);
           return value === null ? null : <input key={name} type="hidden" name={name} value={value} />;
         })}
         <input type="hidden" name="csrf_token" value={consentCsrfToken(session.sessionToken)} />
-        <button
-          type="submit"
-          name="decision"
-          value="approve"
-          className="rounded-md bg-slate-900 px-4 py-2 text-white hover:bg-slate-700"
-        >
-          Approve
-        </button>
-        <button
-          type="submit"
-          name="decision"
-          value="deny"
-          className="rounded-md border border-slate-300 px-4 py-2 hover:bg-slate-100"
-        >
-          Deny
-        </button>
+        <section id="accounts" className="rounded-md border border-slate-200 bg-white p-4">
+          <AccountChoice
+            accounts={accounts}
+            initial={null}
+            mode="boxes"
+            legend="Accounts it may read"
+            error={
+              noAccountTicked ? "No account was ticked: tick at least one to approve, or deny." : undefined
+            }
+          />
+        </section>
+        <div className="mt-8 flex gap-3">
+          <button
+            type="submit"
+            name="decision"
+            value="approve"
+            className="rounded-md bg-slate-900 px-4 py-2 text-white hover:bg-slate-700"
+          >
+            Approve
+          </button>
+          <button
+            type="submit"
+            name="decision"
+            value="deny"
+            className="rounded-md border border-slate-300 px-4 py-2 hover:bg-slate-100"
+          >
+            Deny
+          </button>
+        </div>
       </form>
     </main>
   );
