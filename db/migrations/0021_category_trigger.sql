@@ -75,12 +75,4 @@ BEGIN
   RETURN NEW;
 END $$;--> statement-breakpoint
 CREATE TRIGGER recurring_streams_derive_category BEFORE INSERT OR UPDATE ON recurring_streams
-  FOR EACH ROW EXECUTE FUNCTION ledgerlink_derive_stream_category();--> statement-breakpoint
--- Rows written since 0020's backfill (none in practice): their provider values as they stand.
-ALTER TABLE "transactions" DISABLE TRIGGER USER;--> statement-breakpoint
-UPDATE "transactions" SET "provider_category" = "category", "provider_is_transfer" = "is_transfer"
-  WHERE "provider_category" IS NULL OR "provider_is_transfer" IS NULL;--> statement-breakpoint
-ALTER TABLE "transactions" ENABLE TRIGGER USER;--> statement-breakpoint
-ALTER TABLE "recurring_streams" DISABLE TRIGGER USER;--> statement-breakpoint
-UPDATE "recurring_streams" SET "provider_category" = "category" WHERE "provider_category" IS NULL;--> statement-breakpoint
-ALTER TABLE "recurring_streams" ENABLE TRIGGER USER;
+  FOR EACH ROW EXECUTE FUNCTION ledgerlink_derive_stream_category();
