@@ -9,6 +9,8 @@ const ITEMS = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/banks", label: "Banks" },
+  { href: "/dashboard/transactions", label: "Transactions" },
+  { href: "/dashboard/categories", label: "Categories" },
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/apps", label: "Connected apps" },
   { href: "/dashboard/tools", label: "Try the tools" },

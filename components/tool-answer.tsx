@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { DashboardRun } from "@/lib/mcp/dashboard-run";
 import { count } from "@/lib/words";
 import { Badge } from "./ui/badge";
@@ -18,8 +19,37 @@ function cell(value: Json | undefined): string {
   return String(value);
 }
 
-/** Rows of objects as a table; the columns are every key the rows have. */
-function RowsTable({ name, rows }: { name: string; rows: JsonObject[] }) {
+/** What a row of a list can lead to, by list name (search_transactions: change a row's category). */
+type RowActions = Record<string, (row: JsonObject) => React.ReactNode>;
+
+/**
+ * A transaction of search_transactions: its category is changed on the dashboard's Transactions
+ * page. The link is positioned so its screen-reader text stays inside the table's scrolling
+ * region (an absolute element otherwise escapes it and widens the page on a phone).
+ */
+function changeCategoryLink(row: JsonObject): React.ReactNode {
+  if (typeof row.id !== "string") return null;
+  return (
+    <Link
+      href={`/dashboard/transactions?id=${encodeURIComponent(row.id)}`}
+      className="relative whitespace-nowrap underline"
+    >
+      Change category
+      <span className="sr-only">{` of ${cell(row.merchant) || cell(row.name)} on ${cell(row.date)}`}</span>
+    </Link>
+  );
+}
+
+/** Rows of objects as a table; the columns are every key the rows have, then the row's action if any. */
+function RowsTable({
+  name,
+  rows,
+  action,
+}: {
+  name: string;
+  rows: JsonObject[];
+  action?: RowActions[string];
+}) {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   return (
     <ScrollRegion label={heading(name)}>
@@ -34,6 +64,11 @@ function RowsTable({ name, rows }: { name: string; rows: JsonObject[] }) {
                 {heading(column)}
               </th>
             ))}
+            {action ? (
+              <th scope="col" className="relative py-1.5 pr-4 font-medium whitespace-nowrap">
+                <span className="sr-only">Actions</span>
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
@@ -48,6 +83,7 @@ function RowsTable({ name, rows }: { name: string; rows: JsonObject[] }) {
                   {cell(row[column])}
                 </td>
               ))}
+              {action ? <td className="py-1.5 pr-4 align-top">{action(row)}</td> : null}
             </tr>
           ))}
         </tbody>
@@ -57,7 +93,15 @@ function RowsTable({ name, rows }: { name: string; rows: JsonObject[] }) {
 }
 
 /** An object as labelled values, its lists of rows as tables, nested objects one level deeper. */
-function ObjectView({ value, depth = 0 }: { value: JsonObject; depth?: number }) {
+function ObjectView({
+  value,
+  depth = 0,
+  actions,
+}: {
+  value: JsonObject;
+  depth?: number;
+  actions?: RowActions;
+}) {
   const scalars = Object.entries(value).filter(([, v]) => !isObject(v) && !Array.isArray(v));
   const nested = Object.entries(value).filter(([, v]) => isObject(v) || Array.isArray(v));
   return (
@@ -80,7 +124,7 @@ function ObjectView({ value, depth = 0 }: { value: JsonObject; depth?: number })
                 {heading(key)}: none
               </p>
             );
-          if (v.every(isObject)) return <RowsTable key={key} name={key} rows={v} />;
+          if (v.every(isObject)) return <RowsTable key={key} name={key} rows={v} action={actions?.[key]} />;
           return (
             <p key={key} className="text-sm">
               <span className="text-slate-600">{heading(key)}:</span> {v.map(cell).join(", ")}
@@ -164,7 +208,12 @@ export function ToolAnswer({ run }: { run: DashboardRun }) {
           ))}
         </ul>
       ) : null}
-      {isObject(data) ? <ObjectView value={data} /> : null}
+      {isObject(data) ? (
+        <ObjectView
+          value={data}
+          actions={run.tool === "search_transactions" ? { transactions: changeCategoryLink } : undefined}
+        />
+      ) : null}
       {isObject(envelope?.page) ? (
         <p className="text-xs text-slate-600">
           {count(Number(envelope.page.total_count ?? 0))} matches in all

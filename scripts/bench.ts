@@ -43,12 +43,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
-import { eq, sql } from "drizzle-orm";
-import { openDatabase, syncDatabaseFor } from "@/db";
-import { bankConnections, users } from "@/db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { type Database, openDatabase, syncDatabaseFor } from "@/db";
+import { apiKeys, bankAccounts, bankConnections, users } from "@/db/schema";
 import { HEAVY_EMAIL, seedHeavyUser } from "@/db/seed";
+import { createApiKey } from "@/lib/api-keys";
 import { syncConnection } from "@/lib/banking/sync";
 import { settleDeferred } from "@/lib/deferred";
+import { addRule, listRules, removeRule } from "@/lib/finance/category-rules";
 import { createMcpEndpoint } from "@/lib/mcp/server";
 import { TOOL_NAMES } from "@/tests/helpers/mcp-client";
 import { StatementCounter } from "@/tests/support/statement-counter";
@@ -84,9 +86,10 @@ const DURATION = option("duration", 6);
 const CONNECTIONS = option("connections", 8);
 const PORT = option("port", 3917);
 const SKIP_BUILD = process.argv.includes("--skip-build");
-/** `drivers`: the driver section alone. */
+/** `drivers`: the driver section alone; `questions`: the questions section alone. */
 const SECTION = stringOption("section");
-if (SECTION !== undefined && SECTION !== "drivers") throw new Error("--section takes `drivers`");
+if (SECTION !== undefined && SECTION !== "drivers" && SECTION !== "questions")
+  throw new Error("--section takes `drivers` or `questions`");
 if (SECTION === "drivers" && !DATABASE_URL) throw new Error("--section drivers needs --database-url");
 const APP_URL = `http://localhost:${PORT}`;
 const MCP_URL = `${APP_URL}/api/mcp`;
@@ -123,10 +126,72 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
 }
 
 /**
+ * For the questions section: a key of the heavy user for six of the ten accounts (the first six by
+ * name: the four cards and two of the checking accounts), and 50 category rules of
+ * theirs, each applied to the rows as the dashboard applies it: a merchant rule for each of the
+ * heavy profile's 24 merchants, half of them re-filed, and 26 "description contains" rules, most
+ * matching nothing. A re-seed replaces the earlier key and rules.
+ */
+async function scopedKeyWithRules(db: Database, email: string): Promise<string> {
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  if (!user) throw new Error(`no user ${email}`);
+  const accounts = await db
+    .select({ id: bankAccounts.id })
+    .from(bankAccounts)
+    .where(eq(bankAccounts.userId, user.id))
+    .orderBy(bankAccounts.name)
+    .limit(6);
+  await db.delete(apiKeys).where(and(eq(apiKeys.userId, user.id), eq(apiKeys.name, SCOPED_KEY_NAME)));
+  const key = await createApiKey(db, user.id, SCOPED_KEY_NAME);
+  await db
+    .update(apiKeys)
+    .set({ accountIds: accounts.map((a) => a.id) })
+    .where(eq(apiKeys.id, key.id));
+  for (const rule of await listRules(db, user.id)) await removeRule(db, user.id, rule.id);
+  const merchants = [
+    ["Whole Paycheck Market", "groceries"],
+    ["Trader Jon's", "groceries"],
+    ["Corner Deli", "groceries"],
+    ["Luigi's Trattoria", "restaurants"],
+    ["Sakura Sushi", "restaurants"],
+    ["Blue Bottle Coffee", "other"],
+    ["Amazon.com", "shopping"],
+    ["Target", "groceries"],
+    ["Best Buy", "shopping"],
+    ["Office Depot", "education"],
+    ["Shell", "transportation"],
+    ["Lyft", "travel"],
+    ["Metro Parking", "transportation"],
+    ["Skyward Airlines", "travel"],
+    ["Roadside Inn", "travel"],
+    ["Cinemark", "entertainment"],
+    ["Steam Games", "subscriptions"],
+    ["CVS Pharmacy", "healthcare"],
+    ["City Dental", "healthcare"],
+    ["Supercuts", "personal_care"],
+    ["Udemy", "education"],
+    ["Parrot Wireless", "subscriptions"],
+    ["Chewy", "other"],
+    ["Etsy", "shopping"],
+  ];
+  for (const [pattern, category] of merchants)
+    await addRule(db, user.id, { field: "merchant", pattern: pattern ?? "", category: category ?? "other" });
+  for (let i = 0; i < 26; i++)
+    await addRule(db, user.id, {
+      field: "description",
+      pattern: i === 0 ? "wire transfer fee" : i === 1 ? "autopay" : `no such words ${i}`,
+      category: i === 1 ? "credit_card_payment" : "fees",
+    });
+  return key.key;
+}
+
+const SCOPED_KEY_NAME = "bench: six accounts";
+
+/**
  * Seeds the heavy user with its history up to yesterday (a full sync of five years), then syncs
  * its bank once more as of now (an incremental sync: one new day), and prints how long each took.
  */
-async function seed(): Promise<string> {
+async function seed(): Promise<{ apiKey: string; scopedKey: string }> {
   if (!DATABASE_URL) {
     rmSync(path.join(ROOT, ".data/bench"), { recursive: true, force: true });
     mkdirSync(path.join(ROOT, ".data/bench"), { recursive: true });
@@ -154,7 +219,8 @@ async function seed(): Promise<string> {
     // On the sync pool: the request pool's statement bound (3 s) is far shorter than a vacuum.
     if (DATABASE_URL) await syncDatabaseFor(handle.db).execute(sql`vacuum (analyze)`);
     await prepareExportBench(handle.db);
-    return result.apiKey;
+    const scopedKey = await scopedKeyWithRules(handle.db, HEAVY_EMAIL);
+    return { apiKey: result.apiKey, scopedKey };
   } finally {
     await handle.close();
   }
@@ -181,6 +247,27 @@ const VARIANTS: Array<[string, Record<string, unknown>]> = [
   ["get_spending_breakdown", { group_by: "merchant", period: "last_12_months" }],
   ["get_net_worth", { interval: "day", months: 12 }],
 ];
+
+/**
+ * The heavy user's questions as people ask them (issue 35): text searches with a period, for a
+ * common word and a rare one, the overview this month and last, upcoming bills, liabilities and
+ * a daily year of net worth. The questions section measures each at 4 and at 8 connections, with
+ * the all-accounts key and with a key for six of the ten accounts while 50 category rules are in
+ * place; each target is at most 3 × ping's p50.
+ */
+const QUESTIONS: Array<[string, Record<string, unknown>]> = [
+  ["search_transactions", { query: "trader", period: "last_12_months" }],
+  ["search_transactions", { query: "coffee", period: "last_12_months" }],
+  ["search_transactions", { query: "interest", period: "last_12_months" }],
+  ["get_financial_overview", {}],
+  ["get_financial_overview", { period: "last_month" }],
+  ["get_upcoming_bills", {}],
+  ["get_liabilities", {}],
+  ["get_net_worth", { interval: "day", months: 12 }],
+];
+const QUESTION_CONNECTIONS = [4, 8];
+/** The questions' target: p50 at most this many times ping's p50. */
+const QUESTION_TARGET = 3;
 
 /** A target is `ping`, `tools/list`, a tool name (then `name {json arguments}`), or `echo:…` for the reference route. */
 function message(target: string): Record<string, unknown> {
@@ -357,7 +444,13 @@ interface Run {
   errors: number;
 }
 
-async function measure(apiKey: string, target: string, serverGroup: number, duration: number): Promise<Run> {
+async function measure(
+  apiKey: string,
+  target: string,
+  serverGroup: number,
+  duration: number,
+  connections = CONNECTIONS,
+): Promise<Run> {
   const cpuBefore = serverCpuSeconds(serverGroup);
   const mainCpuBefore = serverCpuSeconds(serverGroup, true);
   const dbCpuBefore = databaseCpuSeconds();
@@ -372,7 +465,7 @@ async function measure(apiKey: string, target: string, serverGroup: number, dura
         method: "POST",
         headers: headers(apiKey),
         body: body(target),
-        connections: CONNECTIONS,
+        connections,
         duration,
       },
       (error, finished) => (error ? reject(error) : resolve(finished)),
@@ -436,14 +529,72 @@ async function loadPaired(
   apiKey: string,
   target: string,
   serverGroup: number,
+  connections = CONNECTIONS,
 ): Promise<{ row: Omit<Row, "bytes">; ping: Omit<Row, "bytes"> }> {
   const runs: Run[] = [];
   const pings: Run[] = [];
   for (let second = 0; second < DURATION; second++) {
-    pings.push(await measure(apiKey, "ping", serverGroup, 1));
-    runs.push(await measure(apiKey, target, serverGroup, 1));
+    pings.push(await measure(apiKey, "ping", serverGroup, 1, connections));
+    runs.push(await measure(apiKey, target, serverGroup, 1, connections));
   }
   return { row: rowOf(target, runs), ping: rowOf("ping", pings) };
+}
+
+/**
+ * The questions section: each of QUESTIONS at each of QUESTION_CONNECTIONS, with the all-accounts
+ * key and the scoped one (50 rules in place), measured in turn with ping (`loadPaired`), against
+ * the target of 3 × ping's p50.
+ */
+async function questionsSection(keys: { all: string; scoped: string }, group: number): Promise<void> {
+  const targets = QUESTIONS.map(([name, args]) => `${name} ${JSON.stringify(args)}`);
+  // Warm: the scoped statements are planned, and the server's code compiled, before measuring.
+  for (const key of [keys.all, keys.scoped]) for (const target of targets) await probe(key, target);
+  const lines: string[][] = [];
+  let over = 0;
+  for (const [credential, key] of [
+    ["all accounts", keys.all],
+    ["6 of 10, 50 rules", keys.scoped],
+  ] as const) {
+    for (const connections of QUESTION_CONNECTIONS) {
+      for (const target of targets) {
+        const first = await probe(key, target);
+        if (first.isError) console.warn(`Note: ${target} answered an error: ${first.note}`);
+        const { row, ping } = await loadPaired(key, target, group, connections);
+        const ratio = row.p50 / (ping.p50 || 1);
+        if (ratio > QUESTION_TARGET) over++;
+        lines.push([
+          target,
+          credential,
+          String(connections),
+          row.p50.toFixed(2),
+          ping.p50.toFixed(2),
+          ratio.toFixed(1),
+          ratio <= QUESTION_TARGET ? "yes" : "NO",
+          String(first.bytes),
+        ]);
+        console.log(`  ${credential}, ${connections} conns, ${target}: ${ratio.toFixed(1)} × ping`);
+      }
+    }
+  }
+  const header = [
+    "question",
+    "credential",
+    "conns",
+    "p50 ms",
+    "ping p50 ms",
+    "p50 / ping",
+    `≤ ${QUESTION_TARGET}`,
+    "bytes",
+  ];
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  console.log(
+    `\nThe heavy user's questions as people ask them (${DRIVER_LABEL}), ${DURATION} s each in turn with ping\n`,
+  );
+  console.log(line(header));
+  for (const l of lines) console.log(line(l));
+  console.log(`${over} of ${lines.length} over ${QUESTION_TARGET} × ping.`);
 }
 
 /** The driver section (PostgreSQL only), on the same port once the main server has stopped. */
@@ -460,7 +611,7 @@ function driverSection(apiKey: string) {
 
 async function main() {
   const started = Date.now();
-  const apiKey = await seed();
+  const { apiKey, scopedKey } = await seed();
   if (SECTION === "drivers") {
     if (!SKIP_BUILD || !existsSync(path.join(ROOT, DIST_DIR))) await run("npx", ["next", "build"], serverEnv);
     await driverSection(apiKey);
@@ -497,6 +648,10 @@ async function main() {
   process.on("exit", stop);
   try {
     await waitForServer(server, apiKey);
+    if (SECTION === "questions") {
+      await questionsSection({ all: apiKey, scoped: scopedKey }, server.pid ?? 0);
+      return;
+    }
     const tools = await listTools(apiKey);
     if (tools.length !== 12) console.warn(`Note: tools/list returned ${tools.length} tools, not 12.`);
     await benchExport(APP_URL, () => serverCpuSeconds(server.pid ?? 0), DATABASE_URL && databaseCpuSeconds);
@@ -586,6 +741,7 @@ async function main() {
     console.log(
       `Sync of the heavy user: full ${syncSeconds.full.toFixed(1)} s, one new day ${syncSeconds.day.toFixed(2)} s.`,
     );
+    await questionsSection({ all: apiKey, scoped: scopedKey }, group);
   } finally {
     stop();
   }

@@ -11,6 +11,7 @@ export function SubmitButton({
   className,
   name,
   value,
+  describedBy,
 }: {
   children: React.ReactNode;
   pendingLabel: string;
@@ -18,6 +19,8 @@ export function SubmitButton({
   className?: string;
   name?: string;
   value?: string;
+  /** The id of what the button acts on (a row's text), for a name like "Remove" repeated per row. */
+  describedBy?: string;
 }) {
   const { pending } = useFormStatus();
   return (
@@ -29,6 +32,7 @@ export function SubmitButton({
       aria-disabled={pending}
       name={name}
       value={value}
+      aria-describedby={describedBy}
     >
       {pending ? (
         <>

@@ -25,6 +25,8 @@ const PAGES = [
   "/dashboard",
   "/dashboard/keys",
   "/dashboard/banks",
+  "/dashboard/transactions",
+  "/dashboard/categories",
   "/dashboard/billing",
   "/dashboard/apps",
   "/dashboard/tools?tool=list_accounts",

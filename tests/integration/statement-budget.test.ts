@@ -10,11 +10,12 @@ import { eq, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Handle, openDatabase, PLANNED_EACH_RUN, setDbForTesting } from "@/db";
-import { apiKeys, bankAccounts, categoryRules, rateLimits, users } from "@/db/schema";
+import { apiKeys, bankAccounts, rateLimits, users } from "@/db/schema";
 import { seedDemo } from "@/db/seed";
 import { createApiKey } from "@/lib/api-keys";
 import { settleDeferred } from "@/lib/deferred";
 import { resetEnvCache } from "@/lib/env";
+import { addRule } from "@/lib/finance/category-rules";
 import { createMcpEndpoint } from "@/lib/mcp/server";
 import { sweepRateLimits } from "@/lib/rate-limit";
 import { createScratchDatabase, testDatabaseKind } from "../helpers/db";
@@ -321,13 +322,13 @@ async function scopedKeyWithRules(db: Handle["db"], email: string): Promise<stri
     .update(apiKeys)
     .set({ accountIds: accounts.map((a) => a.id) })
     .where(eq(apiKeys.id, key.id));
-  await db.insert(categoryRules).values(
-    Array.from({ length: 50 }, (_, i) => ({
-      userId: user.id,
-      field: i % 2 === 0 ? ("merchant" as const) : ("description" as const),
-      pattern: `budget pattern ${i}`,
-      category: "shopping",
-    })),
-  );
+  // Applied to the rows as the dashboard applies them; the first few match the sandbox's merchants.
+  const merchants = ["Blue Bottle Coffee", "Trader Jon's", "Shake Shack", "Lyft", "REI"];
+  for (let i = 0; i < 50; i++)
+    await addRule(db, user.id, {
+      field: i % 2 === 0 ? "merchant" : "description",
+      pattern: i % 2 === 0 ? (merchants[i / 2] ?? `budget merchant ${i}`) : `budget words ${i}`,
+      category: i % 4 === 0 ? "shopping" : "other",
+    });
   return key.key;
 }

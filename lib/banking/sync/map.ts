@@ -65,9 +65,12 @@ export function transactionRow(
     merchantName: t.merchantName,
     amountMinor: t.amountMinor,
     currency: t.currency,
+    // The provider's values; the trigger of migration 0021 puts the person's over them.
     category: t.category,
+    providerCategory: t.category,
     pending: t.pending,
     isTransfer: t.isTransfer,
+    providerIsTransfer: t.isTransfer,
     paymentChannel: t.paymentChannel,
     updatedAt: now,
   };
@@ -199,6 +202,7 @@ export function streamRow(
     merchantName: s.merchantName,
     description: s.description,
     category: s.category,
+    providerCategory: s.category,
     frequency: s.frequency,
     averageAmountMinor: s.averageAmountMinor,
     lastAmountMinor: s.lastAmountMinor,

@@ -88,6 +88,10 @@ export async function writeSync(
   const accountIdOf = new Map(accountRows.map((r) => [r.providerAccountId, r.id]));
 
   // Transactions: upsert added and modified, then drop removed ones and pendings replaced by their posted one.
+  // An existing row gets the provider's category and transfer flag as provider_* (never
+  // `category`: `excluded.category` is already the person's, derived by the BEFORE INSERT trigger
+  // without the row's own override); the BEFORE UPDATE trigger derives the person's again
+  // (migration 0021), so rules survive a re-sync.
   const upserts = [...fetched.added, ...fetched.modified].filter((t) => accountIdOf.has(t.providerAccountId));
   for (const part of chunks(upserts)) {
     await tx
@@ -103,9 +107,9 @@ export async function writeSync(
           "merchantName",
           "amountMinor",
           "currency",
-          "category",
+          "providerCategory",
           "pending",
-          "isTransfer",
+          "providerIsTransfer",
           "paymentChannel",
           "updatedAt",
         ]),
@@ -265,7 +269,7 @@ export async function writeSync(
             "direction",
             "merchantName",
             "description",
-            "category",
+            "providerCategory",
             "frequency",
             "averageAmountMinor",
             "lastAmountMinor",
