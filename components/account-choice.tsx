@@ -177,5 +177,7 @@ export function describeAccess(accounts: AccountOption[], accountIds: readonly s
   if (accountIds === null) return ALL_ACCOUNTS_LABEL;
   const chosen = accounts.filter((a) => accountIds.includes(a.id));
   if (chosen.length === 0) return "No account (the chosen ones were removed): choose again";
-  return chosen.map(accountLabel).join(", ");
+  return chosen
+    .map((a) => (a.hidden ? `${accountLabel(a)} (hidden from assistants)` : accountLabel(a)))
+    .join(", ");
 }

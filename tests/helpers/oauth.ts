@@ -4,12 +4,14 @@
  * authorization step up to a code.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { POST as authorizePost } from "@/app/api/oauth/authorize/route";
 import { POST as registerPost } from "@/app/api/oauth/register/route";
 import { POST as revokePost } from "@/app/api/oauth/revoke/route";
 import { POST as tokenPost } from "@/app/api/oauth/token/route";
-import type { Database } from "@/db";
+import { type Database, getDb } from "@/db";
 import { sessions, users } from "@/db/schema";
+import { listChoosableAccounts } from "@/lib/account-access";
 import { getEnv } from "@/lib/env";
 import { consentCsrfToken } from "@/lib/oauth/session";
 
@@ -101,16 +103,32 @@ export function authorizationParams(
   return params;
 }
 
-/** POSTs the consent form as the browser would. */
+/** The ids of the signed-in person's open accounts: the boxes the consent screen ticks at first. */
+async function everyAccountOf(sessionToken: string): Promise<string[]> {
+  const db = await getDb();
+  const [session] = await db
+    .select({ userId: sessions.userId })
+    .from(sessions)
+    .where(eq(sessions.sessionToken, sessionToken));
+  return session ? (await listChoosableAccounts(db, session.userId)).map((a) => a.id) : [];
+}
+
+/**
+ * POSTs the consent form as the browser would: with every account box ticked, as the screen shows
+ * them, unless `extra.accountIds` says which.
+ */
 export async function postConsent(
   user: Pick<TestUser, "cookie" | "sessionToken"> | null,
   params: URLSearchParams,
   decision: "approve" | "deny" = "approve",
-  extra: { csrf?: string; origin?: string } = {},
+  extra: { csrf?: string; origin?: string; accountIds?: string[] } = {},
 ): Promise<Response> {
   const form = new URLSearchParams(params);
   form.set("decision", decision);
   if (user) form.set("csrf_token", extra.csrf ?? consentCsrfToken(user.sessionToken));
+  if (user)
+    for (const id of extra.accountIds ?? (await everyAccountOf(user.sessionToken)))
+      form.append("accountIds", id);
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
   if (user) headers.cookie = user.cookie;
   headers.origin = extra.origin ?? new URL(appUrl()).origin;

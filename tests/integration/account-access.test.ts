@@ -150,18 +150,18 @@ async function grantOf(userId: string) {
 
 /** Approves `client` for `user` on the consent screen with `ticked` boxes; returns the response. */
 function approve(user: Person, client: { clientId: string; redirectUri: string }, ticked: string[]) {
-  const params = authorizationParams(client, pkcePair().challenge);
-  for (const id of ticked) params.append("accountIds", id);
-  return postConsent(user, params);
+  return postConsent(user, authorizationParams(client, pkcePair().challenge), "approve", {
+    accountIds: ticked,
+  });
 }
 
 /** Consent with `ticked`, then the code exchanged: an access token of the grant. */
 async function appToken(user: Person, ticked: string[]): Promise<string> {
   const client = await registerClient();
   const { verifier, challenge } = pkcePair();
-  const params = authorizationParams(client, challenge);
-  for (const id of ticked) params.append("accountIds", id);
-  const res = await postConsent(user, params);
+  const res = await postConsent(user, authorizationParams(client, challenge), "approve", {
+    accountIds: ticked,
+  });
   const code = new URL(res.headers.get("location")!).searchParams.get("code");
   if (!code) throw new Error(`no code: ${res.status} ${await res.text()}`);
   const tokens = await token({
@@ -459,8 +459,7 @@ describe("refreshing an app's token keeps its accounts", () => {
     const client = await registerClient();
     const { verifier, challenge } = pkcePair();
     const params = authorizationParams(client, challenge, { scope: "finance:read offline_access" });
-    params.append("accountIds", alice.accounts.savings);
-    const res = await postConsent(alice, params);
+    const res = await postConsent(alice, params, "approve", { accountIds: [alice.accounts.savings] });
     const code = new URL(res.headers.get("location")!).searchParams.get("code")!;
     const first = (await (
       await token({
