@@ -287,7 +287,7 @@ async function getHistoryStart(db: Database, userId: string, scope: AccountScope
 }
 
 /** The three statements of `getNetWorthHistory`, rendered once (db/fixed-statement.ts). */
-const [dailyHistory, datesHistory, scopedDatesHistory] = (() => {
+const [dailyHistory, scopedDailyHistory, datesHistory, scopedDatesHistory] = (() => {
   const p = sql.placeholder;
   const s = balanceSnapshots;
   const n = netWorthDays;
@@ -315,19 +315,39 @@ const [dailyHistory, datesHistory, scopedDatesHistory] = (() => {
       ${latestOn(sql`p.d`)}
       where a.user_id = ${p("user")} ${scoped}
       group by p.i, p.d, a.currency`);
-  return [
-    points(sql`
+  const ofScope = sql`and a.id = any(${p("accounts")}::text[])`;
+  const onFirstDay = (scoped: SQL) => sql`
       select 0 as at, a.currency, ${balances}
       from ${bankAccounts} a
       ${latestOn(sql`${p("first")}::date`)}
-      where a.user_id = ${p("user")}
-      group by a.currency
+      where a.user_id = ${p("user")} ${scoped}
+      group by a.currency`;
+  return [
+    points(sql`${onFirstDay(sql``)}
       union all
       select ${n.date} - ${p("first")}::date, ${n.currency}, ${n.assetsMinor}::text, ${n.liabilitiesMinor}::text
       from ${n}
       where ${n.userId} = ${p("user")} and ${n.date} > ${p("first")}::date and ${n.date} <= ${p("last")}::date`),
+    // The scope's accounts: the daily rollup sums every account, so their own snapshots are read,
+    // each as its change from the one before (from the last one on or before the first day).
+    points(sql`${onFirstDay(ofScope)}
+      union all
+      select c.date - ${p("first")}::date, c.currency,
+        coalesce(sum(c.change) filter (where c.type not in ('credit', 'loan')), 0)::text,
+        coalesce(sum(c.change) filter (where c.type in ('credit', 'loan')), 0)::text
+      from (
+        select ${s.date} as date, a.currency, a.type,
+          ${s.currentBalanceMinor} - coalesce(lag(${s.currentBalanceMinor}) over (partition by a.id order by ${s.date}), 0) as change
+        from ${bankAccounts} a
+        join ${s} on ${s.accountId} = a.id and ${s.date} <= ${p("last")}::date and ${s.date} >= coalesce(
+          (select max(b.date) from ${s} b where b.account_id = a.id and b.date <= ${p("first")}::date),
+          ${p("first")}::date)
+        where a.user_id = ${p("user")} ${ofScope}
+      ) c
+      where c.date > ${p("first")}::date
+      group by c.date, c.currency`),
     atDates(sql``),
-    atDates(sql`and a.id = any(${p("accounts")}::text[])`),
+    atDates(ofScope),
   ];
 })();
 
@@ -346,17 +366,17 @@ async function getNetWorthHistory(
   db: Database,
   userId: string,
   dates: string[],
-  dailyRollup: boolean,
+  daily: boolean,
   scope: AccountScope,
 ): Promise<NetWorthPoint[]> {
   const first = dates[0];
   const last = dates[dates.length - 1];
   if (first === undefined || last === undefined) return [];
-  // The daily rollup sums every account: a scoped call looks each of its accounts up on each day.
   const accounts = scopedAccountIds(scope);
-  const daily = dailyRollup && accounts === undefined;
   const rows = daily
-    ? await runFixed(db, dailyHistory, { user: userId, first, last })
+    ? accounts
+      ? await runFixed(db, scopedDailyHistory, { user: userId, first, last, accounts })
+      : await runFixed(db, dailyHistory, { user: userId, first, last })
     : accounts
       ? await runFixed(db, scopedDatesHistory, { user: userId, dates, accounts })
       : await runFixed(db, datesHistory, { user: userId, dates });
