@@ -28,17 +28,15 @@ BEGIN
   LIMIT 1;
   RETURN coalesce(v_category, p_provider);
 END $$;--> statement-breakpoint
--- The effective transfer flag: a category the person counts as a transfer always is one; a row
--- in the provider's category keeps the provider's flag; a row the person re-filed is a transfer
--- exactly when its new category is of the transfer kind (rent paid through a payment app and
--- re-filed as housing is spending; a payment re-filed as a transfer is neither, and is left out
--- wherever transfers are, like the provider's own).
+-- The effective transfer flag: a category the person counts as a transfer always is one; else
+-- the provider's flag holds while the row keeps the provider's category or is put in a
+-- transfer-kind one (rent paid through a payment app and re-filed as housing is spending).
 CREATE OR REPLACE FUNCTION ledgerlink_effective_transfer(
   p_user text, p_category text, p_provider_category text, p_provider_is_transfer boolean
 ) RETURNS boolean LANGUAGE sql STABLE AS $$
   SELECT EXISTS (SELECT 1 FROM transfer_categories AS c WHERE c.user_id = p_user AND c.category = p_category)
-    OR CASE WHEN p_category IS NOT DISTINCT FROM p_provider_category THEN coalesce(p_provider_is_transfer, false)
-      ELSE p_category IN ('transfer', 'credit_card_payment') END
+    OR (coalesce(p_provider_is_transfer, false)
+      AND (p_category IS NOT DISTINCT FROM p_provider_category OR p_category IN ('transfer', 'credit_card_payment')))
 $$;--> statement-breakpoint
 -- On INSERT the written category / is_transfer are the provider's (unless provider_* is given).
 -- On UPDATE a writer that changes category without changing provider_category writes the
@@ -77,12 +75,4 @@ BEGIN
   RETURN NEW;
 END $$;--> statement-breakpoint
 CREATE TRIGGER recurring_streams_derive_category BEFORE INSERT OR UPDATE ON recurring_streams
-  FOR EACH ROW EXECUTE FUNCTION ledgerlink_derive_stream_category();--> statement-breakpoint
--- Rows written since 0020's backfill (none in practice): their provider values as they stand.
-ALTER TABLE "transactions" DISABLE TRIGGER USER;--> statement-breakpoint
-UPDATE "transactions" SET "provider_category" = "category", "provider_is_transfer" = "is_transfer"
-  WHERE "provider_category" IS NULL OR "provider_is_transfer" IS NULL;--> statement-breakpoint
-ALTER TABLE "transactions" ENABLE TRIGGER USER;--> statement-breakpoint
-ALTER TABLE "recurring_streams" DISABLE TRIGGER USER;--> statement-breakpoint
-UPDATE "recurring_streams" SET "provider_category" = "category" WHERE "provider_category" IS NULL;--> statement-breakpoint
-ALTER TABLE "recurring_streams" ENABLE TRIGGER USER;
+  FOR EACH ROW EXECUTE FUNCTION ledgerlink_derive_stream_category();
