@@ -12,10 +12,15 @@
  * derive them again. The typical amounts of find_unusual_activity that those writes dropped are
  * stored again for today, so the very next call reads them precomputed.
  *
+ * A change can rewrite thousands of rows (a rule on the heavy user's most frequent merchant: 7,548
+ * rows and every rollup they touch), so it is written like a sync, through the sync pool
+ * (`syncDatabaseFor`): its statements are not cut at the request bound, a wait for the person's
+ * lock is not refused at once, and no request connection is held meanwhile.
+ *
  * Not to be confused with lib/finance/rules.ts, the counting rules of the tools.
  */
 import { and, asc, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { type Database, PLANNED_EACH_RUN } from "@/db";
+import { type Database, PLANNED_EACH_RUN, syncDatabaseFor } from "@/db";
 import { categoryRules, transactions, transferCategories, users } from "@/db/schema";
 import { AppError } from "@/lib/errors";
 import { CATEGORY_IDS, type CategoryId, isCategoryId } from "./categories";
@@ -102,7 +107,7 @@ export async function addRule(
   const field = checkField(input.field);
   const pattern = checkPattern(input.pattern);
   const category = checkCategory(input.category);
-  return db.transaction(async (tx) => {
+  return syncDatabaseFor(db).transaction(async (tx) => {
     // Also: two additions at once cannot both pass the count.
     await lockPerson(tx, userId);
     const same = and(
@@ -139,7 +144,7 @@ export async function removeRule(
   ruleId: string,
   today = isoToday(),
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await syncDatabaseFor(db).transaction(async (tx) => {
     await lockPerson(tx, userId);
     const [gone] = await tx
       .delete(categoryRules)
@@ -162,7 +167,7 @@ export async function setTransactionCategory(
   today = isoToday(),
 ): Promise<void> {
   const override = category === null ? null : checkCategory(category);
-  await db.transaction(async (tx) => {
+  await syncDatabaseFor(db).transaction(async (tx) => {
     const rows = await tx
       .update(transactions)
       .set({ categoryOverride: override })
@@ -186,7 +191,7 @@ export async function setTransferCategories(
   today = isoToday(),
 ): Promise<void> {
   const wanted = new Set(categories.map((c) => checkCategory(c, "categories")));
-  await db.transaction(async (tx) => {
+  await syncDatabaseFor(db).transaction(async (tx) => {
     await lockPerson(tx, userId);
     const held = await tx
       .select({ category: transferCategories.category })

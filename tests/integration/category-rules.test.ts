@@ -98,8 +98,9 @@ function categorize(rows: readonly Row[], s: Settings): Row[] {
     const category = s.overrides.get(r.id) ?? ruleFor(s.rules, r.merchantName ?? null, r.name) ?? r.category;
     const isTransfer =
       s.transfers.has(category) ||
-      (r.isTransfer &&
-        (category === r.category || category === "transfer" || category === "credit_card_payment"));
+      (category === r.category
+        ? r.isTransfer
+        : category === "transfer" || category === "credit_card_payment");
     return { ...r, category, isTransfer };
   });
 }
@@ -514,6 +515,9 @@ describe("rules and single changes", () => {
     const pharmacy = rows.find((r) => r.merchantName === "Corner Pharmacy" && r.date >= "2025-11-01")!;
     await setTransactionCategory(db, userId, venmo.id, "restaurants", TODAY);
     await setTransactionCategory(db, userId, pharmacy.id, "shopping", TODAY);
+    // A purchase re-filed as a transfer: neither income nor spending, and left out like one.
+    const moved = rows.find((r) => r.merchantName === "Fresh Market" && r.date >= "2025-11-01")!;
+    await setTransactionCategory(db, userId, moved.id, "transfer", TODAY);
     const storedRules = await listRules(db, userId);
     expect(storedRules.map((r) => r.id)).toEqual(added.map((r) => r.id).reverse());
     const rules: Rule[] = storedRules;
@@ -522,12 +526,13 @@ describe("rules and single changes", () => {
       overrides: new Map([
         [venmo.id, "restaurants"],
         [pharmacy.id, "shopping"],
+        [moved.id, "transfer"],
       ]),
       transfers: new Set(),
     };
     const eff = categorize(rows, settings);
     // The changes reach every kind of case the data holds.
-    const moved = eff.filter((r, i) => r.category !== rows[i]!.category);
+    const changed = eff.filter((r, i) => r.category !== rows[i]!.category);
     for (const category of [
       "healthcare",
       "personal_care",
@@ -539,10 +544,11 @@ describe("rules and single changes", () => {
       "shopping",
     ])
       expect(
-        moved.some((r) => r.category === category),
+        changed.some((r) => r.category === category),
         category,
       ).toBe(true);
     expect(eff.find((r) => r.id === venmo.id)?.isTransfer).toBe(false);
+    expect(eff.find((r) => r.id === moved.id)?.isTransfer).toBe(true);
     expect(eff.some((r) => r.merchantName === "Landlord Pay" && !r.isTransfer)).toBe(true);
     await checkEveryTool(eff, streamCategoryOf(rules));
 
@@ -587,6 +593,7 @@ describe("rules and single changes", () => {
     for (const rule of added) await removeRule(db, userId, rule.id, TODAY);
     await setTransactionCategory(db, userId, venmo.id, null, TODAY);
     await setTransactionCategory(db, userId, pharmacy.id, null, TODAY);
+    await setTransactionCategory(db, userId, moved.id, null, TODAY);
     const restored = await answers(userId);
     for (const [i, answer] of restored.entries())
       expect(answer, JSON.stringify(CALLS[i]?.[1])).toBe(originalAnswers[i]);
