@@ -6,7 +6,8 @@
  *   date, plus card and loan due dates from the liabilities with what remains to pay (the
  *   statement balance for a card paid in full each cycle, otherwise the minimum; a statement or
  *   installment already paid is no bill; see `paymentStatus`). Streams in a
- *   transfer-kind category (e.g. credit-card payments) are left out, since the card's due date
+ *   transfer-kind category (e.g. credit-card payments), or in one the person counts as a transfer
+ *   (lib/finance/category-rules.ts), are left out, since the card's due date
  *   stands for them; a loan's due date is left out when a recurring `loan_payments` stream
  *   already stands for loan payments.
  * - Cash = the current balances of open depository accounts (SQL sum), per currency. The
@@ -21,6 +22,7 @@ import type { Database } from "@/db";
 import { perDatabase } from "@/db/fixed-statement";
 import { bankAccounts } from "@/db/schema";
 import { categoryKind } from "./categories";
+import { listTransferCategories } from "./category-rules";
 import { listDebts, paymentStatus } from "./liabilities";
 import { toCents } from "./money";
 import { addDays, type DateRange } from "./periods";
@@ -115,10 +117,12 @@ export async function listBills(
   scope: AccountScope = ALL_ACCOUNTS,
 ): Promise<Omit<UpcomingBills, "cash">> {
   const window = { start: today, end: addDays(today, daysAhead) };
-  const [streams, debts] = await Promise.all([
+  const [streams, debts, transferCategories] = await Promise.all([
     listStreams(db, userId, { direction: "all", status: "active", today }, scope),
     listDebts(db, userId, undefined, scope),
+    listTransferCategories(db, userId),
   ]);
+  const countedAsTransfer = new Set<string>(transferCategories);
   const bills: Bill[] = [];
   const income: UpcomingBills["income"] = [];
   let hasLoanStream = false;
@@ -136,7 +140,7 @@ export async function listBills(
         });
       continue;
     }
-    if (categoryKind(s.category) === "transfer") continue;
+    if (categoryKind(s.category) === "transfer" || countedAsTransfer.has(s.category)) continue;
     if (s.category === "loan_payments") hasLoanStream = true;
     for (const date of dates) {
       bills.push({

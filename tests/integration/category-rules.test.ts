@@ -385,7 +385,12 @@ function expectedFindings(eff: readonly Row[], start: string, end: string) {
 }
 
 /** Every tool and period against the rows categorized in TypeScript. */
-async function checkEveryTool(eff: readonly Row[], streamCategory: (s: StreamSpec) => string) {
+async function checkEveryTool(
+  eff: readonly Row[],
+  streamCategory: (s: StreamSpec) => string,
+  /** Categories the person counts as transfers: their streams are no bills either. */
+  transfers: ReadonlySet<string> = new Set(),
+) {
   const ctx = await contextFor(getDb(), userId, NOW);
   const categories = [...new Set(eff.map((r) => r.category))];
   for (const period of PERIODS) {
@@ -471,7 +476,10 @@ async function checkEveryTool(eff: readonly Row[], streamCategory: (s: StreamSpe
   const bills = await callTool(getUpcomingBillsTool, { days_ahead: 60 }, ctx);
   const recurringBills = bills.data.bills.filter((b) => b.kind === "recurring");
   const billed = streams.filter(
-    (s) => s.direction === "outflow" && !["transfer", "credit_card_payment"].includes(streamCategory(s)),
+    (s) =>
+      s.direction === "outflow" &&
+      !["transfer", "credit_card_payment"].includes(streamCategory(s)) &&
+      !transfers.has(streamCategory(s)),
   );
   expect(new Set(recurringBills.map((b) => `${b.name}|${b.category}`))).toEqual(
     new Set(billed.map((s) => `${s.merchant}|${streamCategory(s)}`)),
@@ -603,18 +611,23 @@ describe("rules and single changes", () => {
     const db = getDb();
     const original = await answers(userId);
     // Income too: a category of income marked as a transfer is no longer income.
-    await setTransferCategories(db, userId, ["gifts_and_donations", "income"], TODAY);
-    expect(await listTransferCategories(db, userId)).toEqual(["income", "gifts_and_donations"]);
+    // And a recurring charge's: it is no bill then.
+    await setTransferCategories(db, userId, ["gifts_and_donations", "income", "subscriptions"], TODAY);
+    expect(await listTransferCategories(db, userId)).toEqual([
+      "income",
+      "subscriptions",
+      "gifts_and_donations",
+    ]);
     const settings: Settings = {
       rules: [],
       overrides: new Map(),
-      transfers: new Set(["gifts_and_donations", "income"]),
+      transfers: new Set(["gifts_and_donations", "income", "subscriptions"]),
     };
     const eff = categorize(rows, settings);
     const gifts = eff.filter((r) => r.category === "gifts_and_donations");
     expect(gifts.length).toBeGreaterThan(0);
     expect(gifts.every((r) => r.isTransfer)).toBe(true);
-    await checkEveryTool(eff, streamCategoryOf([]));
+    await checkEveryTool(eff, streamCategoryOf([]), settings.transfers);
     const ctx = await contextFor(db, userId, NOW);
     const flow = await callTool(getCashFlowTool, { period: "last_12_months" }, ctx);
     expect(only(flow.data.totals).income).toBe(0);
