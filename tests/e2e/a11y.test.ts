@@ -12,6 +12,7 @@ import {
   e2eServer,
   launchBrowser,
   linkFirstSandboxBank,
+  SIZES,
   screenshot,
   signIn,
   subscribeLocally,
@@ -33,10 +34,6 @@ const PAGES = [
   "/dashboard/activity",
   "/dashboard/settings",
 ];
-const SIZES = [
-  { name: "desktop", width: 1280, height: 800 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
 
 describe.skipIf(server.skipReason)("accessibility and phone layout", () => {
   let browser: Browser;

@@ -16,16 +16,13 @@ import {
   e2eServer,
   launchBrowser,
   linkFirstSandboxBank,
+  SIZES,
   screenshot,
   signIn,
   subscribeLocally,
 } from "./helpers";
 
 const server = e2eServer();
-const SIZES = [
-  { name: "desktop", width: 1280, height: 800 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
 /** The "app" the consent screen sends back to: a loopback server started before the tests. */
 let REDIRECT_URI = "";
 const ALL = "All accounts (including ones linked later)";

@@ -13,16 +13,13 @@ import {
   e2eServer,
   launchBrowser,
   linkFirstSandboxBank,
+  SIZES,
   screenshot,
   signIn,
   subscribeLocally,
 } from "./helpers";
 
 const server = e2eServer();
-const SIZES = [
-  { name: "desktop", width: 1280, height: 800 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
 
 describe.skipIf(server.skipReason)("categories the person sets", () => {
   let browser: Browser;

@@ -20,16 +20,13 @@ import {
   e2eServer,
   launchBrowser,
   linkFirstSandboxBank,
+  SIZES,
   screenshot,
   signIn,
   subscribeLocally,
 } from "./helpers";
 
 const server = e2eServer();
-const SIZES = [
-  { name: "desktop", width: 1280, height: 800 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
 /** The sections every person must reach (others may add more: every link the nav shows is followed). */
 const SECTIONS = [
   "Overview",

@@ -29,6 +29,12 @@ import { baseEnv, freePort, NEXT_BIN } from "./global-setup";
 
 export { CHROMIUM_PATH } from "./chromium";
 
+/** The two widths every page is tried at: a laptop and a phone. */
+export const SIZES = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
 export interface E2eServer {
   /** `http://localhost:<port>` of `next start` (empty when skipped). */
   baseUrl: string;

@@ -20,6 +20,7 @@ import {
   axe,
   e2eServer,
   launchBrowser,
+  SIZES,
   type StartedServer,
   screenshot,
   signIn,
@@ -27,10 +28,6 @@ import {
 } from "./helpers";
 
 const shared = e2eServer();
-const SIZES = [
-  { name: "desktop", width: 1280, height: 800 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
 const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"; // RFC 7636 appendix B
 
