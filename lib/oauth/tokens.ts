@@ -7,7 +7,7 @@
  *   later presentation of a used refresh token is reuse and revokes the whole grant;
  * - tokens are opaque; only their SHA-256 is stored.
  */
-import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type OAuthClient, oauthClients, oauthCodes, oauthGrants, oauthTokens } from "@/db/schema";
 import { hashSecret } from "@/lib/api-keys";
@@ -372,16 +372,19 @@ export async function keepGrant(
   const [kept] = await db
     .update(oauthGrants)
     .set({ expiresAt: grantExpiry(now) })
-    .where(
-      and(
-        eq(oauthGrants.id, grantId),
-        eq(oauthGrants.userId, userId),
-        isNull(oauthGrants.revokedAt),
-        gt(oauthGrants.expiresAt, now),
-      ),
-    )
+    .where(liveGrant(grantId, userId, now))
     .returning({ expiresAt: oauthGrants.expiresAt });
   return kept?.expiresAt ?? null;
+}
+
+/** Grant `grantId` of `userId`, neither revoked nor ended at `now`. */
+function liveGrant(grantId: string, userId: string, now: Date): SQL | undefined {
+  return and(
+    eq(oauthGrants.id, grantId),
+    eq(oauthGrants.userId, userId),
+    isNull(oauthGrants.revokedAt),
+    gt(oauthGrants.expiresAt, now),
+  );
 }
 
 /**
@@ -399,14 +402,7 @@ export async function setGrantAccounts(
   const rows = await db
     .update(oauthGrants)
     .set({ accountIds })
-    .where(
-      and(
-        eq(oauthGrants.id, grantId),
-        eq(oauthGrants.userId, userId),
-        isNull(oauthGrants.revokedAt),
-        gt(oauthGrants.expiresAt, now),
-      ),
-    )
+    .where(liveGrant(grantId, userId, now))
     .returning({ id: oauthGrants.id });
   return rows.length > 0;
 }
