@@ -9,7 +9,7 @@
  * point, every account's latest snapshot on or before that date (an account with no snapshot yet
  * contributes nothing), so history starts at the first snapshot.
  */
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { fixedStatement, perDatabase, runFixed } from "@/db/fixed-statement";
 import type { AccountType } from "@/db/schema";
@@ -160,8 +160,9 @@ export interface BalanceTotals {
   byType: Array<{ type: AccountType; cents: number; count: number }>;
 }
 
-const balanceTotals = perDatabase((db) =>
-  db
+/** Open accounts' balances summed by currency and type, of the user and (scoped) accounts `where` adds. */
+function balanceTotalsQuery(db: Database, userId: Placeholder | string, where?: SQL) {
+  return db
     .select({
       currency: bankAccounts.currency,
       type: bankAccounts.type,
@@ -169,11 +170,12 @@ const balanceTotals = perDatabase((db) =>
       count: sql<string>`count(*)`,
     })
     .from(bankAccounts)
-    .where(and(eq(bankAccounts.userId, sql.placeholder("userId")), eq(bankAccounts.isClosed, false)))
+    .where(and(eq(bankAccounts.userId, userId), eq(bankAccounts.isClosed, false), where))
     .groupBy(bankAccounts.currency, bankAccounts.type)
-    .orderBy(bankAccounts.currency, bankAccounts.type)
-    .prepare(""),
-);
+    .orderBy(bankAccounts.currency, bankAccounts.type);
+}
+
+const balanceTotals = perDatabase((db) => balanceTotalsQuery(db, sql.placeholder("userId")).prepare(""));
 
 /**
  * Current balances summed in SQL by currency and account type over open accounts (net worth
@@ -186,17 +188,7 @@ export async function getBalanceTotals(
 ): Promise<BalanceTotals[]> {
   const scoped = inScope(scope, bankAccounts.id);
   const rows = scoped
-    ? await db
-        .select({
-          currency: bankAccounts.currency,
-          type: bankAccounts.type,
-          cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
-          count: sql<string>`count(*)`,
-        })
-        .from(bankAccounts)
-        .where(and(eq(bankAccounts.userId, userId), eq(bankAccounts.isClosed, false), scoped))
-        .groupBy(bankAccounts.currency, bankAccounts.type)
-        .orderBy(bankAccounts.currency, bankAccounts.type)
+    ? await balanceTotalsQuery(db, userId, scoped)
     : await balanceTotals(db).execute({ userId });
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     let assetsCents = 0;

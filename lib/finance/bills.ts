@@ -17,7 +17,7 @@
  *   the cash of its own account's currency (a card is assumed paid from cash of the card's
  *   currency). The lowest point and its date are reported. It is an estimate.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { perDatabase } from "@/db/fixed-statement";
 import { bankAccounts } from "@/db/schema";
@@ -63,8 +63,9 @@ export interface UpcomingBills {
   cash: CashProjection[];
 }
 
-const cashByCurrency = perDatabase((db) =>
-  db
+/** Open depository balances summed by currency, of the user and (scoped) accounts `where` adds. */
+function cashQuery(db: Database, userId: Placeholder | string, where?: SQL) {
+  return db
     .select({
       currency: bankAccounts.currency,
       cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
@@ -72,14 +73,16 @@ const cashByCurrency = perDatabase((db) =>
     .from(bankAccounts)
     .where(
       and(
-        eq(bankAccounts.userId, sql.placeholder("userId")),
+        eq(bankAccounts.userId, userId),
         eq(bankAccounts.type, "depository"),
         eq(bankAccounts.isClosed, false),
+        where,
       ),
     )
-    .groupBy(bankAccounts.currency)
-    .prepare(""),
-);
+    .groupBy(bankAccounts.currency);
+}
+
+const cashByCurrency = perDatabase((db) => cashQuery(db, sql.placeholder("userId")).prepare(""));
 
 /** Current cash per currency: SQL sums of open depository balances (of the accounts in `scope`). */
 async function getCashByCurrency(
@@ -88,23 +91,7 @@ async function getCashByCurrency(
   scope: AccountScope,
 ): Promise<Map<string, number>> {
   const scoped = inScope(scope, bankAccounts.id);
-  const rows = scoped
-    ? await db
-        .select({
-          currency: bankAccounts.currency,
-          cents: sql<string>`coalesce(sum(${bankAccounts.currentBalanceMinor}), 0)`,
-        })
-        .from(bankAccounts)
-        .where(
-          and(
-            eq(bankAccounts.userId, userId),
-            eq(bankAccounts.type, "depository"),
-            eq(bankAccounts.isClosed, false),
-            scoped,
-          ),
-        )
-        .groupBy(bankAccounts.currency)
-    : await cashByCurrency(db).execute({ userId });
+  const rows = scoped ? await cashQuery(db, userId, scoped) : await cashByCurrency(db).execute({ userId });
   return new Map(rows.map((r) => [r.currency, toCents(r.cents)]));
 }
 
