@@ -12,13 +12,19 @@ CREATE OR REPLACE FUNCTION ledgerlink_effective_category(
   p_user text, p_merchant text, p_name text, p_override text, p_provider text
 ) RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v_merchant text := ledgerlink_fold(coalesce(p_merchant, ''));
-  v_name text := ledgerlink_fold(coalesce(p_name, ''));
+  v_merchant text;
+  v_name text;
   v_category text;
 BEGIN
   IF p_override IS NOT NULL THEN
     RETURN p_override;
   END IF;
+  -- Most people have no rule: a sync's rows are then not folded again.
+  IF NOT EXISTS (SELECT 1 FROM category_rules AS r WHERE r.user_id = p_user) THEN
+    RETURN p_provider;
+  END IF;
+  v_merchant := ledgerlink_fold(coalesce(p_merchant, ''));
+  v_name := ledgerlink_fold(coalesce(p_name, ''));
   SELECT r.category INTO v_category
   FROM category_rules AS r
   WHERE r.user_id = p_user

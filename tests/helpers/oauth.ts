@@ -104,7 +104,7 @@ export function authorizationParams(
 }
 
 /** The ids of the signed-in person's open accounts: the boxes the consent screen ticks at first. */
-async function everyAccountOf(sessionToken: string): Promise<string[]> {
+export async function everyAccountOf(sessionToken: string): Promise<string[]> {
   const db = await getDb();
   const [session] = await db
     .select({ userId: sessions.userId })

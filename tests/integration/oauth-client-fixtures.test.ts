@@ -24,6 +24,7 @@ import { useDocumentServer } from "../helpers/client-documents";
 // Aliased: Biome reads a `use…` call at module level as a React hook.
 import { useTestDatabase } from "../helpers/db";
 import { connectSdkClient, createUserInState } from "../helpers/mcp-client";
+import { everyAccountOf } from "../helpers/oauth";
 import { type ServedRoutes, serveRoutes } from "../helpers/serve";
 
 const getDb = useTestDatabase();
@@ -125,6 +126,8 @@ async function approve(authorizationUrl: URL, person: Person) {
   const form = new URLSearchParams(params);
   form.set("csrf_token", consentCsrfToken(person.sessionToken));
   form.set("decision", "approve");
+  // Every account box ticked, as the screen shows them.
+  for (const id of await everyAccountOf(person.sessionToken)) form.append("accountIds", id);
   const decided = await fetch(server.url("/api/oauth/authorize"), {
     method: "POST",
     headers: {
