@@ -6,6 +6,11 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // `npm run bench` builds with BENCH_BUILD=1, which adds its reference route (app/api/bench-echo).
   ...(process.env.BENCH_BUILD === "1" ? { pageExtensions: ["tsx", "ts", "bench.ts"] } : {}),
+  // Every page's title in the head with its content, never streamed after it: the titles are
+  // static, so waiting costs nothing, and a page re-rendered after an action (a key's accounts
+  // changed) showed for a moment with no title at all (axe `document-title`, and nothing for a
+  // screen reader to announce). The default streams metadata to every browser.
+  htmlLimitedBots: /.*/,
   // Lets tests build into their own folder without touching the developer's .next.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
   // Every page and answer: never framed by another site (clickjacking: the dashboard's buttons
