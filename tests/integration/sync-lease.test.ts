@@ -110,6 +110,14 @@ function gatedPlaidProvider(db: Database) {
 }
 
 /** Plaid's SYNC_UPDATES_AVAILABLE for `itemId`, signed, posted to the real webhook route; its JSON answer. */
+/** The signing second of the last delivery: each one is signed at least a second before it. */
+let lastIat = Number.POSITIVE_INFINITY;
+
+/**
+ * Plaid's SYNC_UPDATES_AVAILABLE for `itemId`, as a new delivery. A delivery is known by its body
+ * and its signing second (lib/banking/plaid/webhooks.ts): two of the same body signed in the same
+ * second are one delivery sent twice, which a quick second pass made of this test's two webhooks.
+ */
 async function postSyncWebhook(itemId: string): Promise<unknown> {
   const body = JSON.stringify({
     webhook_type: "TRANSACTIONS",
@@ -119,11 +127,16 @@ async function postSyncWebhook(itemId: string): Promise<unknown> {
     historical_update_complete: true,
     environment: "sandbox",
   });
+  lastIat = Math.min(Math.floor(Date.now() / 1000), lastIat - 1);
   const res = await fetch(plaid.server.url("/api/webhooks/plaid"), {
     method: "POST",
     headers: {
       "content-type": "application/json",
-      "plaid-verification": signPlaidWebhook(body, { privateKey: webhookKey, kid: KID }),
+      "plaid-verification": signPlaidWebhook(body, {
+        privateKey: webhookKey,
+        kid: KID,
+        iat: lastIat,
+      }),
     },
     body,
   });
