@@ -58,6 +58,15 @@ export async function writeSync(
 ): Promise<{ snapshots: number }> {
   const { now, today } = options;
 
+  // One writer per person at a time, from the first write on: two of their banks syncing at once
+  // (two servers' cron runs) both update the person's rollup rows, and each took the other's in
+  // another order, or waited on the lock below that net worth takes late in the transaction
+  // (migration 0012): a deadlock, one sync failed. Taken first, the second writer waits holding
+  // nothing; the net worth function takes the same lock again (held to the transaction's end).
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(hashtextextended(${`ledgerlink_net_worth_days:${userId}`}, 0))`,
+  );
+
   // Accounts.
   const accountRows = fetched.accounts.length
     ? await tx
