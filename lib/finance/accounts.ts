@@ -331,9 +331,11 @@ const [dailyHistory, scopedDailyHistory, datesHistory, scopedDatesHistory] = (()
         select ${s.date} as date, a.currency, a.type,
           ${s.currentBalanceMinor} - coalesce(lag(${s.currentBalanceMinor}) over (partition by a.id order by ${s.date}), 0) as change
         from ${bankAccounts} a
-        join ${s} on ${s.accountId} = a.id and ${s.date} <= ${p("last")}::date and ${s.date} >= coalesce(
-          (select max(b.date) from ${s} b where b.account_id = a.id and b.date <= ${p("first")}::date),
-          ${p("first")}::date)
+        cross join lateral (
+          select coalesce(max(b.date), ${p("first")}::date) as since
+          from ${s} b where b.account_id = a.id and b.date <= ${p("first")}::date
+        ) f
+        join ${s} on ${s.accountId} = a.id and ${s.date} >= f.since and ${s.date} <= ${p("last")}::date
         where a.user_id = ${p("user")} ${ofScope}
       ) c
       where c.date > ${p("first")}::date
