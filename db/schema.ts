@@ -714,11 +714,24 @@ export const transactionTextMonths = pgTable(
     currency: text().notNull(),
     pending: boolean().notNull(),
     isTransfer: boolean().notNull(),
+    /** By account too: a credential scoped to some accounts sums its own (lib/finance/scope.ts). */
+    accountId: text()
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
     ...rolledUpMeasures(),
   },
   (t) => [
     primaryKey({
-      columns: [t.userId, t.month, t.category, t.searchText, t.currency, t.pending, t.isTransfer],
+      columns: [
+        t.userId,
+        t.month,
+        t.category,
+        t.searchText,
+        t.currency,
+        t.pending,
+        t.isTransfer,
+        t.accountId,
+      ],
     }),
     // A text search's summary finds the texts it matches here, not by reading every month of the
     // user's (lib/finance/transactions.ts `textMonthsMatch`), as the rows' own trigram index does.

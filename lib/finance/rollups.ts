@@ -8,10 +8,10 @@
  * category, merchant, currency, pending, transfer) and the measures (sums and counts of money in
  * and out); `transaction_month_totals` is the same summed over accounts, categories and merchants,
  * for summaries filtered by neither; `transaction_text_months` has the text a `query` matches
- * instead of the account and merchant, for text searches. A filter on the amount, or on text and
- * an account, cannot be answered from them, and those summaries read the rows.
+ * instead of the merchant, for text searches. A filter on the amount cannot be answered from
+ * them, and those summaries read the rows.
  */
-import { and, between, eq, gt, gte, inArray, lt, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, between, eq, gte, inArray, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
 import {
   transactionCategoryMonths,
@@ -26,7 +26,7 @@ import { toCents } from "./money";
 import { addDays, addMonths, type DateRange, daysBetween, endOfMonth, startOfMonth } from "./periods";
 import { countedForTotals, isIncome, isSpending } from "./rules";
 import { executeRows, text } from "./sql";
-import { type TransactionFilter, textMonthsMatch } from "./transactions";
+import { type TransactionFilter, textFiltered, textMonthsMatch, transactionConditions } from "./transactions";
 
 /** The whole calendar months inside `range` (first days of the first and last), or null when none. */
 export function wholeMonths(range: DateRange): { first: string; last: string } | null {
@@ -37,10 +37,9 @@ export function wholeMonths(range: DateRange): { first: string; last: string } |
   return first <= last ? { first, last } : null;
 }
 
-/** Whether a filter can be summed from the rollups (no amount bounds; no text with an account filter). */
+/** Whether a filter can be summed from the rollups (no amount bounds). */
 function rollable(filter: TransactionFilter): boolean {
-  const byAccount = filter.accountIds !== undefined && filter.accountIds.length > 0;
-  return filter.minAbs === undefined && filter.maxAbs === undefined && !(byAccount && filter.query?.trim());
+  return filter.minAbs === undefined && filter.maxAbs === undefined;
 }
 
 export interface CurrencySummary {
@@ -73,14 +72,74 @@ export async function summarizeTransactions(
   }));
 }
 
+/**
+ * How a range is summed: the rollup's months from `first` to `last` (null: none), plus the rows
+ * of the `add` ranges, less the rows of the `subtract` ranges. A month the range covers in part
+ * is read from its rows, or from its rollup row less the rows of the days it leaves out,
+ * whichever reads fewer days: the last 12 months from the 3rd are a month's rollup less two days
+ * (two days of rows instead of 29).
+ */
+export function rangeParts(range: DateRange): {
+  months: { first: string; last: string } | null;
+  add: DateRange[];
+  subtract: DateRange[];
+} {
+  const add: DateRange[] = [];
+  const subtract: DateRange[] = [];
+  const firstMonth = startOfMonth(range.start);
+  const lastMonth = startOfMonth(range.end);
+  // The part of `month` inside the range, the days outside it; true when the month is rolled.
+  const rolled = (month: string): boolean => {
+    const monthEnd = endOfMonth(month);
+    const inside = { start: month, end: monthEnd };
+    const outside: DateRange[] = [];
+    if (range.start > month) {
+      inside.start = range.start;
+      outside.push({ start: month, end: addDays(range.start, -1) });
+    }
+    if (range.end < monthEnd) {
+      inside.end = range.end;
+      outside.push({ start: addDays(range.end, 1), end: monthEnd });
+    }
+    const outsideDays = outside.reduce((n, r) => n + daysBetween(r.start, r.end) + 1, 0);
+    if (outsideDays < daysBetween(inside.start, inside.end) + 1) {
+      subtract.push(...outside);
+      return true;
+    }
+    add.push(inside);
+    return false;
+  };
+  const first = rolled(firstMonth) ? firstMonth : addMonths(firstMonth, 1);
+  const last =
+    lastMonth === firstMonth
+      ? first === firstMonth
+        ? firstMonth
+        : null
+      : rolled(lastMonth)
+        ? lastMonth
+        : addMonths(lastMonth, -1);
+  return {
+    months: last !== null && first <= last ? { first, last } : null,
+    add: joined(add),
+    subtract: joined(subtract),
+  };
+}
+
 /** The statement of `summarizeTransactions`. */
 export function summaryStatement(userId: string, filter: TransactionFilter, rows: SQL): SQL {
-  const rawPart = (where: SQL) => sql`
-    select ${transactions.currency} as currency, count(*) as n,
-      coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} > 0), 0) as i,
-      coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} < 0), 0) as o
+  // The rows `where` selects, counted and summed in (sign 1) or out (sign -1) of the total.
+  const rawPart = (where: SQL, sign: 1 | -1 = 1) => {
+    const signed = (value: SQL) => (sign === 1 ? value : sql`-${value}`);
+    return sql`
+    select ${transactions.currency} as currency, ${signed(sql`count(*)`)} as n,
+      ${signed(sql`coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} > 0), 0)`)} as i,
+      ${signed(sql`coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} < 0), 0)`)} as o
     from ${transactions} where ${where} group by ${transactions.currency}`;
-  const months = filter.range ? wholeMonths(filter.range) : { first: null, last: null };
+  };
+  const parts = filter.range
+    ? rangeParts(filter.range)
+    : { months: { first: null, last: null }, add: [], subtract: [] };
+  const months = parts.months;
   let union: SQL;
   if (!rollable(filter) || months === null) union = rawPart(rows);
   else {
@@ -98,7 +157,10 @@ export function summaryStatement(userId: string, filter: TransactionFilter, rows
     if (months.first !== null && months.last !== null)
       conditions.push(gte(m.month, months.first), lte(m.month, months.last));
     if (query) conditions.push(textMonthsMatch(transactionTextMonths.searchText, query));
-    if (byAccount) conditions.push(inArray(transactionMonths.accountId, filter.accountIds ?? []));
+    if (byAccount)
+      conditions.push(
+        inArray((query ? transactionTextMonths : transactionMonths).accountId, filter.accountIds ?? []),
+      );
     if (byCategory)
       conditions.push(
         inArray((query ? transactionTextMonths : transactionMonths).category, filter.categories ?? []),
@@ -111,18 +173,21 @@ export function summaryStatement(userId: string, filter: TransactionFilter, rows
         : filter.direction === "outflow"
           ? [m.outflowCount, sql`0`, m.outflowMinor]
           : [m.count, m.inflowMinor, m.outflowMinor];
-    const rolled = sql`select ${m.currency} as currency, ${n} as n, ${i} as i, ${o} as o
-      from ${m} where ${and(...conditions)}`;
-    // The rows outside the whole months: the partial months at the edges of the range.
-    union =
-      months.first === null || months.last === null
-        ? rolled
-        : sql`${rolled} union all ${rawPart(
-            and(
-              rows,
-              or(lt(transactions.date, months.first), gt(transactions.date, endOfMonth(months.last))),
-            ) as SQL,
-          )}`;
+    const pieces = [
+      sql`select ${m.currency} as currency, ${n} as n, ${i} as i, ${o} as o
+      from ${m} where ${and(...conditions)}`,
+    ];
+    // The rows of the days the months leave out or take in beyond the range (`rangeParts`): at
+    // most half a month at each end, read by date with the text tested on each row (the trigram
+    // index would read every match of every year), in a plan made once.
+    const ofDays = (ranges: DateRange[]) =>
+      and(
+        ...transactionConditions(userId, { ...filter, range: null }, textFiltered),
+        or(...ranges.map((r) => between(transactions.date, r.start, r.end))),
+      ) as SQL;
+    if (parts.add.length > 0) pieces.push(rawPart(ofDays(parts.add)));
+    if (parts.subtract.length > 0) pieces.push(rawPart(ofDays(parts.subtract), -1));
+    union = sql.join(pieces, sql` union all `);
   }
   return sql`select currency, sum(n)::text as count, sum(i)::text as inflow, sum(o)::text as outflow
       from (${union}) as parts group by currency having sum(n) > 0 order by currency`;

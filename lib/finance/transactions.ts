@@ -82,7 +82,7 @@ export function textMonthsMatch(column: AnyPgColumn, query: string): SQL {
  * expecting few matches, the plan of a recent page read every recent row of every user by date
  * and sorted them, instead of the user's newest rows until the page is full.
  */
-function textFiltered(column: AnyPgColumn, query: string): SQL {
+export function textFiltered(column: AnyPgColumn, query: string): SQL {
   return sql`coalesce((${column} || '') like (select ledgerlink_fold(${likePattern(query)})), false)`;
 }
 
