@@ -17,7 +17,7 @@ import { balanceSnapshots, bankAccounts, bankConnections, netWorthDays } from "@
 import { groupByCurrency } from "./currency";
 import { toCents, toCentsOrNull } from "./money";
 import { addDays, addMonths, datesUntil, endOfMonth } from "./periods";
-import { type AccountScope, ALL_ACCOUNTS, inScope, scopedAccountIds } from "./scope";
+import { type AccountScope, ALL_ACCOUNTS, inScope, inScopeOf, scopedAccountIds } from "./scope";
 import { text } from "./sql";
 
 export const ACCOUNT_TYPES = [
@@ -176,6 +176,9 @@ function balanceTotalsQuery(db: Database, userId: Placeholder | string, where?: 
 }
 
 const balanceTotals = perDatabase((db) => balanceTotalsQuery(db, sql.placeholder("userId")).prepare(""));
+const scopedBalanceTotals = perDatabase((db) =>
+  balanceTotalsQuery(db, sql.placeholder("userId"), inScopeOf(bankAccounts.id)).prepare(""),
+);
 
 /**
  * Current balances summed in SQL by currency and account type over open accounts (net worth
@@ -186,9 +189,9 @@ export async function getBalanceTotals(
   userId: string,
   scope: AccountScope = ALL_ACCOUNTS,
 ): Promise<BalanceTotals[]> {
-  const scoped = inScope(scope, bankAccounts.id);
-  const rows = scoped
-    ? await balanceTotalsQuery(db, userId, scoped)
+  const accounts = scopedAccountIds(scope);
+  const rows = accounts
+    ? await scopedBalanceTotals(db).execute({ userId, accounts })
     : await balanceTotals(db).execute({ userId });
   return groupByCurrency(rows, (r) => r.currency).map(([currency, ofCurrency]) => {
     let assetsCents = 0;
@@ -258,22 +261,20 @@ export async function getNetWorth(
   return { totals, history, historyStart };
 }
 
-const historyStart = perDatabase((db) =>
+const historyStartQuery = (db: Database, scoped?: SQL) =>
   db
     .select({ first: sql<string | null>`min(${balanceSnapshots.date})::text` })
     .from(balanceSnapshots)
-    .where(eq(balanceSnapshots.userId, sql.placeholder("userId")))
-    .prepare(""),
-);
+    .where(and(eq(balanceSnapshots.userId, sql.placeholder("userId")), scoped))
+    .prepare("");
+const historyStart = perDatabase((db) => historyStartQuery(db));
+const scopedHistoryStart = perDatabase((db) => historyStartQuery(db, inScopeOf(balanceSnapshots.accountId)));
 
 /** The first snapshot date of the user's accounts in `scope`, or null when there is no history yet. */
 async function getHistoryStart(db: Database, userId: string, scope: AccountScope): Promise<string | null> {
-  const scoped = inScope(scope, balanceSnapshots.accountId);
-  const [row] = scoped
-    ? await db
-        .select({ first: sql<string | null>`min(${balanceSnapshots.date})::text` })
-        .from(balanceSnapshots)
-        .where(and(eq(balanceSnapshots.userId, userId), scoped))
+  const accounts = scopedAccountIds(scope);
+  const [row] = accounts
+    ? await scopedHistoryStart(db).execute({ userId, accounts })
     : await historyStart(db).execute({ userId });
   return row?.first ?? null;
 }

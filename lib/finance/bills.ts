@@ -27,7 +27,7 @@ import { listDebts, paymentStatus } from "./liabilities";
 import { toCents } from "./money";
 import { addDays, type DateRange } from "./periods";
 import { listStreams, projectDates } from "./recurring";
-import { type AccountScope, ALL_ACCOUNTS, inScope } from "./scope";
+import { type AccountScope, ALL_ACCOUNTS, inScopeOf, scopedAccountIds } from "./scope";
 
 export const BILL_KINDS = ["recurring", "credit_card", "loan"] as const;
 
@@ -83,6 +83,9 @@ function cashQuery(db: Database, userId: Placeholder | string, where?: SQL) {
 }
 
 const cashByCurrency = perDatabase((db) => cashQuery(db, sql.placeholder("userId")).prepare(""));
+const scopedCashByCurrency = perDatabase((db) =>
+  cashQuery(db, sql.placeholder("userId"), inScopeOf(bankAccounts.id)).prepare(""),
+);
 
 /** Current cash per currency: SQL sums of open depository balances (of the accounts in `scope`). */
 async function getCashByCurrency(
@@ -90,8 +93,10 @@ async function getCashByCurrency(
   userId: string,
   scope: AccountScope,
 ): Promise<Map<string, number>> {
-  const scoped = inScope(scope, bankAccounts.id);
-  const rows = scoped ? await cashQuery(db, userId, scoped) : await cashByCurrency(db).execute({ userId });
+  const accounts = scopedAccountIds(scope);
+  const rows = accounts
+    ? await scopedCashByCurrency(db).execute({ userId, accounts })
+    : await cashByCurrency(db).execute({ userId });
   return new Map(rows.map((r) => [r.currency, toCents(r.cents)]));
 }
 

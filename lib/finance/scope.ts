@@ -9,7 +9,7 @@
  * hidden): the queries then take their unscoped paths, unchanged. Otherwise it lists the accounts
  * the call may read (possibly none).
  */
-import { inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { executeRows } from "./sql";
 
@@ -111,7 +111,16 @@ export function scopedAccountIds(
 /** A condition limiting `column` (an account id) to the scope, or undefined when it reads every account. */
 export function inScope(scope: AccountScope, column: SQLWrapper): SQL | undefined {
   if (scope.accountIds === null) return undefined;
-  return inArray(column, scopedAccountIds(scope) ?? []);
+  // One array value: the statement's text is the same for every scope, so it is planned once.
+  return sql`${column} = any(${sql.param(scopedAccountIds(scope) ?? [])}::text[])`;
+}
+
+/**
+ * `inScope` in a statement prepared once (db/fixed-statement.ts `perDatabase`): the scope's
+ * accounts are its placeholder `accounts` (`scopedAccountIds`).
+ */
+export function inScopeOf(column: SQLWrapper): SQL {
+  return sql`${column} = any(${sql.placeholder("accounts")}::text[])`;
 }
 
 /**
