@@ -11,8 +11,9 @@
  * instead of the merchant, for text searches. A filter on the amount cannot be answered from
  * them, and those summaries read the rows.
  */
-import { and, between, eq, gte, inArray, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, between, eq, gte, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
+import { asParam, type Bind, runFixed, shapedStatement } from "@/db/fixed-statement";
 import {
   transactionCategoryMonths,
   transactionDays,
@@ -25,8 +26,15 @@ import {
 import { toCents } from "./money";
 import { addDays, addMonths, type DateRange, daysBetween, endOfMonth, startOfMonth } from "./periods";
 import { countedForTotals, isIncome, isSpending } from "./rules";
-import { executeRows, text } from "./sql";
-import { type TransactionFilter, textFiltered, textMonthsMatch, transactionConditions } from "./transactions";
+import { text } from "./sql";
+import {
+  filterShape,
+  type TransactionFilter,
+  textFiltered,
+  textMatches,
+  textMonthsMatch,
+  transactionConditions,
+} from "./transactions";
 
 /** The whole calendar months inside `range` (first days of the first and last), or null when none. */
 export function wholeMonths(range: DateRange): { first: string; last: string } | null {
@@ -60,10 +68,19 @@ export async function summarizeTransactions(
   db: Database,
   userId: string,
   filter: TransactionFilter,
-  /** The WHERE of the rows `filter` selects (transactions.ts `transactionConditions`). */
-  rows: SQL,
 ): Promise<CurrencySummary[]> {
-  const result = await executeRows(db, summaryStatement(userId, filter, rows));
+  const parts = summaryParts(filter);
+  const { statement, values } = shapedStatement(
+    [
+      "summary",
+      filterShape(filter),
+      parts.months === null ? "" : `${parts.months.first === null ? "all" : "months"}`,
+      parts.add.length,
+      parts.subtract.length,
+    ].join(":"),
+    (bind) => summaryStatement(userId, filter, bind, parts),
+  );
+  const result = await runFixed(db, statement, values);
   return result.map((r) => ({
     currency: text(r, "currency"),
     count: toCents(r.count),
@@ -125,8 +142,26 @@ export function rangeParts(range: DateRange): {
   };
 }
 
-/** The statement of `summarizeTransactions`. */
-export function summaryStatement(userId: string, filter: TransactionFilter, rows: SQL): SQL {
+/** How `summaryStatement` sums the range of `filter`; every month when it has none. */
+function summaryParts(filter: TransactionFilter):
+  | ReturnType<typeof rangeParts>
+  | {
+      months: { first: null; last: null };
+      add: DateRange[];
+      subtract: DateRange[];
+    } {
+  return filter.range
+    ? rangeParts(filter.range)
+    : { months: { first: null, last: null }, add: [], subtract: [] };
+}
+
+/** The statement of `summarizeTransactions`, each value through `bind`. */
+export function summaryStatement(
+  userId: string,
+  filter: TransactionFilter,
+  bind: Bind = asParam,
+  parts = summaryParts(filter),
+): SQL {
   // The rows `where` selects, counted and summed in (sign 1) or out (sign -1) of the total.
   const rawPart = (where: SQL, sign: 1 | -1 = 1) => {
     const signed = (value: SQL) => (sign === 1 ? value : sql`-${value}`);
@@ -136,12 +171,10 @@ export function summaryStatement(userId: string, filter: TransactionFilter, rows
       ${signed(sql`coalesce(sum(${transactions.amountMinor}) filter (where ${transactions.amountMinor} < 0), 0)`)} as o
     from ${transactions} where ${where} group by ${transactions.currency}`;
   };
-  const parts = filter.range
-    ? rangeParts(filter.range)
-    : { months: { first: null, last: null }, add: [], subtract: [] };
   const months = parts.months;
   let union: SQL;
-  if (!rollable(filter) || months === null) union = rawPart(rows);
+  if (!rollable(filter) || months === null)
+    union = rawPart(and(...transactionConditions(userId, filter, textMatches, bind)) as SQL);
   else {
     const byAccount = filter.accountIds !== undefined && filter.accountIds.length > 0;
     const byCategory = filter.categories !== undefined && filter.categories.length > 0;
@@ -153,18 +186,13 @@ export function summaryStatement(userId: string, filter: TransactionFilter, rows
       : byAccount || byCategory
         ? transactionMonths
         : transactionMonthTotals;
-    const conditions: SQL[] = [eq(m.userId, userId)];
+    const conditions: SQL[] = [eq(m.userId, bind(userId))];
     if (months.first !== null && months.last !== null)
-      conditions.push(gte(m.month, months.first), lte(m.month, months.last));
-    if (query) conditions.push(textMonthsMatch(transactionTextMonths.searchText, query));
-    if (byAccount)
-      conditions.push(
-        inArray((query ? transactionTextMonths : transactionMonths).accountId, filter.accountIds ?? []),
-      );
-    if (byCategory)
-      conditions.push(
-        inArray((query ? transactionTextMonths : transactionMonths).category, filter.categories ?? []),
-      );
+      conditions.push(gte(m.month, bind(months.first)), lte(m.month, bind(months.last)));
+    if (query) conditions.push(textMonthsMatch(transactionTextMonths.searchText, query, bind));
+    const byMonth = query ? transactionTextMonths : transactionMonths;
+    if (byAccount) conditions.push(sql`${byMonth.accountId} = any(${bind(filter.accountIds)}::text[])`);
+    if (byCategory) conditions.push(sql`${byMonth.category} = any(${bind(filter.categories)}::text[])`);
     if (!filter.includePending) conditions.push(eq(m.pending, false));
     if (filter.excludeTransfers) conditions.push(eq(m.isTransfer, false));
     const [n, i, o] =
@@ -182,8 +210,8 @@ export function summaryStatement(userId: string, filter: TransactionFilter, rows
     // index would read every match of every year), in a plan made once.
     const ofDays = (ranges: DateRange[]) =>
       and(
-        ...transactionConditions(userId, { ...filter, range: null }, textFiltered),
-        or(...ranges.map((r) => between(transactions.date, r.start, r.end))),
+        ...transactionConditions(userId, { ...filter, range: null }, textFiltered, bind),
+        or(...ranges.map((r) => between(transactions.date, bind(r.start), bind(r.end)))),
       ) as SQL;
     if (parts.add.length > 0) pieces.push(rawPart(ofDays(parts.add)));
     if (parts.subtract.length > 0) pieces.push(rawPart(ofDays(parts.subtract), -1));

@@ -14,14 +14,15 @@
  * unchanged row repeat or go missing (an offset would shift). Turning the key into an opaque
  * cursor tied to the query is the MCP layer's business (lib/mcp/cursor.ts).
  */
-import { and, asc, desc, eq, gte, inArray, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { type Database, PLANNED_EACH_RUN } from "@/db";
+import { asParam, type Bind, runFixed, shapedStatement } from "@/db/fixed-statement";
 import { bankAccounts, transactions } from "@/db/schema";
 import { toCents } from "./money";
 import { addMonths, type DateRange, startOfMonth } from "./periods";
 import { type CurrencySummary, summarizeTransactions } from "./rollups";
-import { executeRows, text, writtenLimit } from "./sql";
+import { text, writtenLimit } from "./sql";
 
 export const TRANSACTION_SORTS = ["date_desc", "date_asc", "amount_desc", "amount_asc"] as const;
 export type TransactionSort = (typeof TRANSACTION_SORTS)[number];
@@ -49,8 +50,8 @@ export function escapeLike(text: string): string {
  * column (case and accents). The trigram index finds it, which only a plan made for the pattern
  * uses.
  */
-export function textMatches(column: AnyPgColumn, query: string): SQL {
-  return sql`${column} like ledgerlink_fold(${likePattern(query)}) escape '\\' ${sql.raw(PLANNED_EACH_RUN)}`;
+export function textMatches(column: AnyPgColumn, query: string, bind: Bind = asParam): SQL {
+  return sql`${column} like ledgerlink_fold(${bind(likePattern(query))}) escape '\\' ${sql.raw(PLANNED_EACH_RUN)}`;
 }
 
 /**
@@ -67,10 +68,15 @@ export function textMatches(column: AnyPgColumn, query: string): SQL {
  * all of itself, every user's texts, so it reads the user's months instead (the column written
  * as an expression the index does not serve).
  */
-export function textMonthsMatch(column: AnyPgColumn, query: string): SQL {
-  return /[\p{L}\p{N}]{3}/u.test(query)
-    ? sql`${column} like (select ledgerlink_fold(${likePattern(query)}))`
-    : textFiltered(column, query);
+export function textMonthsMatch(column: AnyPgColumn, query: string, bind: Bind = asParam): SQL {
+  return hasTrigram(query)
+    ? sql`${column} like (select ledgerlink_fold(${bind(likePattern(query))}))`
+    : textFiltered(column, query, bind);
+}
+
+/** Whether `query` has a trigram the index can look up (three letters or digits in a row). */
+export function hasTrigram(query: string): boolean {
+  return /[\p{L}\p{N}]{3}/u.test(query);
 }
 
 /**
@@ -82,8 +88,8 @@ export function textMonthsMatch(column: AnyPgColumn, query: string): SQL {
  * expecting few matches, the plan of a recent page read every recent row of every user by date
  * and sorted them, instead of the user's newest rows until the page is full.
  */
-export function textFiltered(column: AnyPgColumn, query: string): SQL {
-  return sql`coalesce((${column} || '') like (select ledgerlink_fold(${likePattern(query)})), false)`;
+export function textFiltered(column: AnyPgColumn, query: string, bind: Bind = asParam): SQL {
+  return sql`coalesce((${column} || '') like (select ledgerlink_fold(${bind(likePattern(query))})), false)`;
 }
 
 function likePattern(query: string): string {
@@ -103,27 +109,48 @@ function absScaled(): SQL {
 /**
  * The WHERE conditions of a filter; always scoped to `userId` (a foreign account id finds nothing).
  * A text `query` is matched by `text` (by default through the trigram index, `textMatches`).
+ * Every value goes through `bind` (db/fixed-statement.ts `shapedStatement`); what the conditions
+ * are depends only on `filterShape(f)`.
  */
 export function transactionConditions(
   userId: string,
   f: TransactionFilter,
-  text: (column: AnyPgColumn, query: string) => SQL = textMatches,
+  text: (column: AnyPgColumn, query: string, bind: Bind) => SQL = textMatches,
+  bind: Bind = asParam,
 ): SQL[] {
-  const conditions: SQL[] = [eq(transactions.userId, userId)];
+  const conditions: SQL[] = [eq(transactions.userId, bind(userId))];
   if (f.range) {
-    conditions.push(gte(transactions.date, f.range.start), lte(transactions.date, f.range.end));
+    conditions.push(gte(transactions.date, bind(f.range.start)), lte(transactions.date, bind(f.range.end)));
   }
   const query = f.query?.trim();
-  if (query) conditions.push(text(transactions.searchText, query));
-  if (f.accountIds && f.accountIds.length > 0) conditions.push(inArray(transactions.accountId, f.accountIds));
-  if (f.categories && f.categories.length > 0) conditions.push(inArray(transactions.category, f.categories));
+  if (query) conditions.push(text(transactions.searchText, query, bind));
+  if (f.accountIds && f.accountIds.length > 0)
+    conditions.push(sql`${transactions.accountId} = any(${bind(f.accountIds)}::text[])`);
+  if (f.categories && f.categories.length > 0)
+    conditions.push(sql`${transactions.category} = any(${bind(f.categories)}::text[])`);
   if (f.direction === "inflow") conditions.push(sql`${transactions.amountMinor} > 0`);
   if (f.direction === "outflow") conditions.push(sql`${transactions.amountMinor} < 0`);
-  if (f.minAbs !== undefined) conditions.push(sql`${absScaled()} >= ${f.minAbs}`);
-  if (f.maxAbs !== undefined) conditions.push(sql`${absScaled()} <= ${f.maxAbs}`);
+  if (f.minAbs !== undefined) conditions.push(sql`${absScaled()} >= ${bind(f.minAbs)}`);
+  if (f.maxAbs !== undefined) conditions.push(sql`${absScaled()} <= ${bind(f.maxAbs)}`);
   if (!f.includePending) conditions.push(eq(transactions.pending, false));
   if (f.excludeTransfers) conditions.push(eq(transactions.isTransfer, false));
   return conditions;
+}
+
+/** What `transactionConditions` writes for `f`, apart from its values. */
+export function filterShape(f: TransactionFilter): string {
+  const query = f.query?.trim();
+  return [
+    f.range ? "r" : "",
+    query ? (hasTrigram(query) ? "q" : "Q") : "",
+    f.accountIds && f.accountIds.length > 0 ? "a" : "",
+    f.categories && f.categories.length > 0 ? "c" : "",
+    f.direction ?? "",
+    f.minAbs !== undefined ? "m" : "",
+    f.maxAbs !== undefined ? "M" : "",
+    f.includePending ? "p" : "",
+    f.excludeTransfers ? "t" : "",
+  ].join("/");
 }
 
 /** Where a page ends: the last row's sort key, id last. The next page starts strictly after it. */
@@ -258,10 +285,15 @@ export function searchPage(db: Database, rowsWhere: SQL, options: PageOptions) {
  * The rows of a text search dated from `recentFrom` on, the pattern tested on each row the date
  * index gives (`textFiltered`): read newest first, in one plan for every pattern.
  */
-export function recentRowsWhere(userId: string, filter: TransactionFilter, recentFrom: string): SQL {
+export function recentRowsWhere(
+  userId: string,
+  filter: TransactionFilter,
+  recentFrom: string,
+  bind: Bind = asParam,
+): SQL {
   return and(
-    ...transactionConditions(userId, filter, textFiltered),
-    gte(transactions.date, recentFrom),
+    ...transactionConditions(userId, filter, textFiltered, bind),
+    gte(transactions.date, bind(recentFrom)),
   ) as SQL;
 }
 
@@ -272,7 +304,13 @@ export function recentRowsWhere(userId: string, filter: TransactionFilter, recen
  * only then (a one-time filter on the count of the recent rows). Both used to be chosen between
  * by the summary's count of recent matches, a round trip before the page.
  */
-async function textFirstPage(db: Database, where: SQL, recent: SQL, limit: number): Promise<PageRow[]> {
+async function textFirstPage(
+  db: Database,
+  userId: string,
+  filter: TransactionFilter,
+  recentFrom: string,
+  limit: number,
+): Promise<PageRow[]> {
   const n = writtenLimit(limit + 1);
   const t = transactions;
   const columns = sql`${t.id} as id, ${t.date}::text as date, ${t.amountMinor}::text as amount_minor,
@@ -280,9 +318,10 @@ async function textFirstPage(db: Database, where: SQL, recent: SQL, limit: numbe
     ${t.category} as category, ${t.accountId} as account_id, ${t.pending} as pending,
     ${t.isTransfer} as is_transfer`;
   const order = sql.join(orderBy("date_desc"), sql`, `);
-  const rows = await executeRows(
-    db,
-    sql`with recent as materialized (
+  const { statement, values } = shapedStatement(`first-page:${filterShape(filter)}:${limit}`, (bind) => {
+    const where = and(...transactionConditions(userId, filter, textMatches, bind)) as SQL;
+    const recent = recentRowsWhere(userId, filter, recentFrom, bind);
+    return sql`with recent as materialized (
         select ${columns} from ${t} where ${recent} order by ${order} limit ${n}
       ), "page" as (
         select * from recent where (select count(*) from recent) > ${sql.raw(String(limit))}
@@ -292,8 +331,9 @@ async function textFirstPage(db: Database, where: SQL, recent: SQL, limit: numbe
         ) as whole where (select count(*) from recent) <= ${sql.raw(String(limit))}
       )
       select p.*, a.name as account_name from "page" p join ${bankAccounts} a on a.id = p.account_id
-      order by p.date desc, p.id desc`,
-  );
+      order by p.date desc, p.id desc`;
+  });
+  const rows = await runFixed(db, statement, values);
   return rows.map((r) => ({
     id: text(r, "id"),
     date: text(r, "date"),
@@ -318,21 +358,22 @@ export async function searchTransactions(
   filter: TransactionFilter,
   options: PageOptions & { today: string },
 ): Promise<SearchResult> {
-  const where = and(...transactionConditions(userId, filter)) as SQL;
-  const pageOf = (rowsWhere: SQL) => searchPage(db, rowsWhere, options);
-
-  let rows: Awaited<ReturnType<typeof pageOf>>;
+  let rows: PageRow[];
   let totals: CurrencySummary[];
   if (filter.query?.trim() && options.sort === "date_desc" && !options.after) {
     // A text search's first page, newest first, beside its summary: one round trip for both.
     const newest = filter.range && filter.range.end < options.today ? filter.range.end : options.today;
     const recentFrom = addMonths(startOfMonth(newest), 1 - RECENT_PAGE_MONTHS);
     [rows, totals] = await Promise.all([
-      textFirstPage(db, where, recentRowsWhere(userId, filter, recentFrom), options.limit),
-      summarizeTransactions(db, userId, filter, where),
+      textFirstPage(db, userId, filter, recentFrom, options.limit),
+      summarizeTransactions(db, userId, filter),
     ]);
   } else {
-    [rows, totals] = await Promise.all([pageOf(where), summarizeTransactions(db, userId, filter, where)]);
+    const where = and(...transactionConditions(userId, filter)) as SQL;
+    [rows, totals] = await Promise.all([
+      searchPage(db, where, options),
+      summarizeTransactions(db, userId, filter),
+    ]);
   }
   const hasMore = rows.length > options.limit;
   const shown = rows.slice(0, options.limit);
