@@ -68,8 +68,10 @@ export async function summarizeTransactions(
   db: Database,
   userId: string,
   filter: TransactionFilter,
+  /** Today in the user's timezone: the days after it hold no rows (`splitRange`). */
+  today?: string,
 ): Promise<CurrencySummary[]> {
-  const parts = summaryParts(filter);
+  const parts = summaryParts(filter, today);
   const { statement, values } = shapedStatement(
     [
       "summary",
@@ -90,69 +92,25 @@ export async function summarizeTransactions(
 }
 
 /**
- * How a range is summed: the rollup's months from `first` to `last` (null: none), plus the rows
- * of the `add` ranges, less the rows of the `subtract` ranges. A month the range covers in part
- * is read from its rows, or from its rollup row less the rows of the days it leaves out,
- * whichever reads fewer days: the last 12 months from the 3rd are a month's rollup less two days
- * (two days of rows instead of 29).
+ * How `summaryStatement` sums the range of `filter` (`splitRange` without cuts): the rollup's
+ * months from `first` to `last` (null: none; both null: every month), plus the rows of the `add`
+ * days, less the rows of the `subtract` days. The last 12 months from the 3rd are the rollup from
+ * last December less its first two days, then this month's two days: four days of rows instead
+ * of 31.
  */
-export function rangeParts(range: DateRange): {
-  months: { first: string; last: string } | null;
-  add: DateRange[];
-  subtract: DateRange[];
-} {
-  const add: DateRange[] = [];
-  const subtract: DateRange[] = [];
-  const firstMonth = startOfMonth(range.start);
-  const lastMonth = startOfMonth(range.end);
-  // The part of `month` inside the range, the days outside it; true when the month is rolled.
-  const rolled = (month: string): boolean => {
-    const monthEnd = endOfMonth(month);
-    const inside = { start: month, end: monthEnd };
-    const outside: DateRange[] = [];
-    if (range.start > month) {
-      inside.start = range.start;
-      outside.push({ start: month, end: addDays(range.start, -1) });
-    }
-    if (range.end < monthEnd) {
-      inside.end = range.end;
-      outside.push({ start: addDays(range.end, 1), end: monthEnd });
-    }
-    const outsideDays = outside.reduce((n, r) => n + daysBetween(r.start, r.end) + 1, 0);
-    if (outsideDays < daysBetween(inside.start, inside.end) + 1) {
-      subtract.push(...outside);
-      return true;
-    }
-    add.push(inside);
-    return false;
-  };
-  const first = rolled(firstMonth) ? firstMonth : addMonths(firstMonth, 1);
-  const last =
-    lastMonth === firstMonth
-      ? first === firstMonth
-        ? firstMonth
-        : null
-      : rolled(lastMonth)
-        ? lastMonth
-        : addMonths(lastMonth, -1);
+function summaryParts(
+  filter: TransactionFilter,
+  today?: string,
+): { months: { first: string | null; last: string | null } | null; add: DateRange[]; subtract: DateRange[] } {
+  if (!filter.range) return { months: { first: null, last: null }, add: [], subtract: [] };
+  const { months, days, minus } = splitRange(filter.range, [], today);
+  const [run, ...more] = months;
+  if (more.length > 0) throw new Error("a range without cuts splits into one run of months");
   return {
-    months: last !== null && first <= last ? { first, last } : null,
-    add: joined(add),
-    subtract: joined(subtract),
+    months: run ? { first: run.start, last: startOfMonth(run.end) } : null,
+    add: days,
+    subtract: minus,
   };
-}
-
-/** How `summaryStatement` sums the range of `filter`; every month when it has none. */
-function summaryParts(filter: TransactionFilter):
-  | ReturnType<typeof rangeParts>
-  | {
-      months: { first: null; last: null };
-      add: DateRange[];
-      subtract: DateRange[];
-    } {
-  return filter.range
-    ? rangeParts(filter.range)
-    : { months: { first: null, last: null }, add: [], subtract: [] };
 }
 
 /** The statement of `summarizeTransactions`, each value through `bind`. */
@@ -205,7 +163,7 @@ export function summaryStatement(
       sql`select ${m.currency} as currency, ${n} as n, ${i} as i, ${o} as o
       from ${m} where ${and(...conditions)}`,
     ];
-    // The rows of the days the months leave out or take in beyond the range (`rangeParts`): at
+    // The rows of the days the months leave out or take in beyond the range (`summaryParts`): at
     // most half a month at each end, read by date with the text tested on each row (the trigram
     // index would read every match of every year), in a plan made once.
     const ofDays = (ranges: DateRange[]) =>

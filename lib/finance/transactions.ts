@@ -366,13 +366,13 @@ export async function searchTransactions(
     const recentFrom = addMonths(startOfMonth(newest), 1 - RECENT_PAGE_MONTHS);
     [rows, totals] = await Promise.all([
       textFirstPage(db, userId, filter, recentFrom, options.limit),
-      summarizeTransactions(db, userId, filter),
+      summarizeTransactions(db, userId, filter, options.today),
     ]);
   } else {
     const where = and(...transactionConditions(userId, filter)) as SQL;
     [rows, totals] = await Promise.all([
       searchPage(db, where, options),
-      summarizeTransactions(db, userId, filter),
+      summarizeTransactions(db, userId, filter, options.today),
     ]);
   }
   const hasMore = rows.length > options.limit;

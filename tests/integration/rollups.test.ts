@@ -15,7 +15,7 @@ import { bankAccounts, transactions } from "@/db/schema";
 import { syncConnection } from "@/lib/banking/connections";
 import { categoryKind } from "@/lib/finance/categories";
 import { addDays, addMonths, startOfMonth } from "@/lib/finance/periods";
-import { countedRows, rangeParts, rollupPieces, splitRange, wholeMonths } from "@/lib/finance/rollups";
+import { countedRows, rollupPieces, splitRange, wholeMonths } from "@/lib/finance/rollups";
 import { bucketsOf } from "@/lib/finance/spending";
 import { executeRows } from "@/lib/finance/sql";
 import { getCashFlowTool } from "@/lib/mcp/tools/get-cash-flow";
@@ -529,49 +529,6 @@ describe("the search summary over whole months", () => {
     expect(wholeMonths({ start: "2024-02-01", end: "2024-02-29" })).toEqual({
       first: "2024-02-01",
       last: "2024-02-01",
-    });
-  });
-
-  it("sums a partial month from its rows, or from its rollup less the days it leaves out, whichever reads fewer days", () => {
-    // The last 12 months from the 3rd: December's rollup less its first two days, then two days' rows.
-    expect(rangeParts({ start: "2025-12-03", end: "2026-12-02" })).toEqual({
-      months: { first: "2025-12-01", last: "2026-11-01" },
-      add: [{ start: "2026-12-01", end: "2026-12-02" }],
-      subtract: [{ start: "2025-12-01", end: "2025-12-02" }],
-    });
-    // Half a month or less: its rows (a tie reads the rows).
-    expect(rangeParts({ start: "2025-03-17", end: "2025-08-04" })).toEqual({
-      months: { first: "2025-04-01", last: "2025-07-01" },
-      add: [
-        { start: "2025-03-17", end: "2025-03-31" },
-        { start: "2025-08-01", end: "2025-08-04" },
-      ],
-      subtract: [],
-    });
-    // Inside one month: most of it is the month less the days at both ends; a few days are rows.
-    expect(rangeParts({ start: "2025-05-03", end: "2025-05-20" })).toEqual({
-      months: { first: "2025-05-01", last: "2025-05-01" },
-      add: [],
-      subtract: [
-        { start: "2025-05-01", end: "2025-05-02" },
-        { start: "2025-05-21", end: "2025-05-31" },
-      ],
-    });
-    expect(rangeParts({ start: "2025-05-10", end: "2025-05-20" })).toEqual({
-      months: null,
-      add: [{ start: "2025-05-10", end: "2025-05-20" }],
-      subtract: [],
-    });
-    // Two partial months side by side, each mostly outside: one run of rows.
-    expect(rangeParts({ start: "2025-01-25", end: "2025-02-03" })).toEqual({
-      months: null,
-      add: [{ start: "2025-01-25", end: "2025-02-03" }],
-      subtract: [],
-    });
-    expect(rangeParts({ start: "2024-02-01", end: "2024-02-29" })).toEqual({
-      months: { first: "2024-02-01", last: "2024-02-01" },
-      add: [],
-      subtract: [],
     });
   });
 
