@@ -2,7 +2,7 @@
 -- hides some, sums a text search's whole months from its accounts' rows here, as everyone else
 -- does from all of them (it read every matching row of the range instead). The table is emptied,
 -- keyed with the account, and filled again from the rows; the trigger on transactions (0012) and
--- the rebuild (0015) now keep it by account.
+-- the rebuild (0015, its text months now ledgerlink_rebuild_text_months) keep it by account.
 ALTER TABLE "transaction_text_months" DROP CONSTRAINT "transaction_text_months_user_id_month_category_search_text_currency_pending_is_transfer_pk";--> statement-breakpoint
 DELETE FROM "transaction_text_months";--> statement-breakpoint
 ALTER TABLE "transaction_text_months" ADD COLUMN "account_id" text NOT NULL;--> statement-breakpoint
@@ -110,6 +110,17 @@ BEGIN
   RETURN NULL;
 END $$;--> statement-breakpoint
 
+-- The text months from the rows (by account): the rebuild's part, and this migration's refill.
+CREATE OR REPLACE FUNCTION ledgerlink_rebuild_text_months() RETURNS void LANGUAGE sql AS $$
+DELETE FROM transaction_text_months;
+INSERT INTO transaction_text_months (user_id, month, category, search_text, currency, pending, is_transfer, account_id, inflow_minor, outflow_minor, count, inflow_count, outflow_count)
+SELECT user_id, date_trunc('month', date::timestamp)::date, category, search_text,
+  currency, pending, is_transfer, account_id,
+  coalesce(sum(amount_minor) FILTER (WHERE amount_minor > 0), 0),
+  coalesce(sum(amount_minor) FILTER (WHERE amount_minor < 0), 0),
+  count(*), count(*) FILTER (WHERE amount_minor > 0), count(*) FILTER (WHERE amount_minor < 0)
+FROM transactions GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+$$;--> statement-breakpoint
 CREATE OR REPLACE FUNCTION ledgerlink_rebuild_transaction_months() RETURNS void LANGUAGE sql AS $$
 DELETE FROM transaction_months;
 INSERT INTO transaction_months (user_id, account_id, month, category, merchant, currency, pending, is_transfer, inflow_minor, outflow_minor, count, inflow_count, outflow_count)
@@ -136,19 +147,6 @@ INSERT INTO transaction_category_months (user_id, month, category, currency, pen
 SELECT user_id, month, category, currency, pending, is_transfer, sum(inflow_minor), sum(outflow_minor), sum(count),
   sum(inflow_count), sum(outflow_count)
 FROM transaction_months GROUP BY 1, 2, 3, 4, 5, 6;
-DELETE FROM transaction_text_months;
-INSERT INTO transaction_text_months (user_id, month, category, search_text, currency, pending, is_transfer, account_id, inflow_minor, outflow_minor, count, inflow_count, outflow_count)
-SELECT user_id, date_trunc('month', date::timestamp)::date, category, search_text,
-  currency, pending, is_transfer, account_id,
-  coalesce(sum(amount_minor) FILTER (WHERE amount_minor > 0), 0),
-  coalesce(sum(amount_minor) FILTER (WHERE amount_minor < 0), 0),
-  count(*), count(*) FILTER (WHERE amount_minor > 0), count(*) FILTER (WHERE amount_minor < 0)
-FROM transactions GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+SELECT ledgerlink_rebuild_text_months();
 $$;--> statement-breakpoint
-INSERT INTO transaction_text_months (user_id, month, category, search_text, currency, pending, is_transfer, account_id, inflow_minor, outflow_minor, count, inflow_count, outflow_count)
-SELECT user_id, date_trunc('month', date::timestamp)::date, category, search_text,
-  currency, pending, is_transfer, account_id,
-  coalesce(sum(amount_minor) FILTER (WHERE amount_minor > 0), 0),
-  coalesce(sum(amount_minor) FILTER (WHERE amount_minor < 0), 0),
-  count(*), count(*) FILTER (WHERE amount_minor > 0), count(*) FILTER (WHERE amount_minor < 0)
-FROM transactions GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+SELECT ledgerlink_rebuild_text_months();

@@ -75,7 +75,7 @@ export function textMonthsMatch(column: AnyPgColumn, query: string, bind: Bind =
 }
 
 /** Whether `query` has a trigram the index can look up (three letters or digits in a row). */
-export function hasTrigram(query: string): boolean {
+function hasTrigram(query: string): boolean {
   return /[\p{L}\p{N}]{3}/u.test(query);
 }
 
